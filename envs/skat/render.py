@@ -1,0 +1,47 @@
+"""Human-readable table of a Skat deal (the only place with suit symbols)."""
+
+from __future__ import annotations
+
+from envs.skat import actions as A
+from envs.skat.cards import cards_of, pretty
+from envs.skat.rules import PHASE_NAMES, POSITION_NAMES, SkatState
+
+
+def _cards(mask: int, game: int) -> str:
+    from envs.skat.cards import EFFECTIVE_SUIT_SORT, GRAND, ORDER
+
+    order = ORDER[GRAND if game < 0 else game]
+    cs = sorted(cards_of(mask), key=lambda c: (-EFFECTIVE_SUIT_SORT[c], -order[c]))
+    return " ".join(pretty(c) for c in cs) or "-"
+
+
+def render_table(state: SkatState, agents: list[str]) -> str:
+    g = state.game_type
+    lines = [f"Skat deal - phase: {PHASE_NAMES[state.phase]}"]
+    for pos in range(3):
+        tag = ""
+        if pos == state.declarer:
+            tag = " (declarer)"
+        if pos == state.current_player:
+            tag += "  <- to act"
+        lines.append(f"  {POSITION_NAMES[pos]:<10} {agents[pos]:<9} {_cards(state.hands[pos], g)}{tag}")
+    lines.append(f"  skat: {_cards(state.skat, g)}")
+    calls = [f"{POSITION_NAMES[p][:1].upper()}:{A.ACTION_NAMES[a]}" for p, a in state.history if a < A.PICKUP]
+    if calls:
+        lines.append("  auction: " + ", ".join(calls))
+    if state.contract is not None:
+        extra = " kontra" if state.doubling == 2 else " kontra re" if state.doubling == 4 else ""
+        lines.append(f"  game: {state.contract.label} at bid {state.bid}{extra}")
+    elif state.phase >= 6 and state.declarer < 0 and not state.passed_in:
+        lines.append("  game: Ramsch")
+    if state.trick:
+        played = [f"{POSITION_NAMES[(state.leader + i) % 3]}: {pretty(c)}" for i, c in enumerate(state.trick)]
+        lines.append("  trick: " + ", ".join(played))
+    lines.append("  points: " + ", ".join(f"{POSITION_NAMES[p]} {state.points[p]}" for p in range(3))
+                 + f"  (tricks {state.trick_count}/10)")
+    if state.is_terminal():
+        if state.passed_in:
+            lines.append("  passed in: everyone scores 0")
+        else:
+            lines.append("  score: " + ", ".join(f"{agents[p]} {state.scores[p]:+d}" for p in range(3)))
+    return "\n".join(lines)

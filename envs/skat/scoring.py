@@ -1,0 +1,132 @@
+"""Game value and score under the International Skat Order: matadors, levels, overbid, systems.
+
+``settle`` turns a finished game (contract, declarer's cards, card points and tricks) into a
+:class:`Outcome`; ``seat_scores`` pays it out in the ``classic`` or ``tournament`` (Seeger-Fabian)
+system. Ramsch has its own small rule set in ``ramsch_scores``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.skat.actions import BASE_VALUES, NULL_VALUES, Contract
+from envs.skat.cards import GRAND, NULL, TRUMP_SEQUENCES
+
+SCORING_SYSTEMS = ("tournament", "classic")
+WIN_BONUS = 50  # Seeger-Fabian: +50 for a won game, -50 for a lost one
+DEFENDER_BONUS = 40  # ... and +40 to each defender when the declarer loses (three-player table)
+DURCHMARSCH_SCORE = 120
+
+
+def matadors(game: int, cards: int) -> int:
+    """Matadors "with" (positive) or "without" (negative), counted on hand plus skat."""
+    seq = TRUMP_SEQUENCES[game]
+    with_top = cards >> seq[0] & 1
+    n = 0
+    for c in seq:
+        if (cards >> c & 1) != with_top:
+            break
+        n += 1
+    return n if with_top else -n
+
+
+def null_value(contract: Contract) -> int:
+    return NULL_VALUES["N" + ("O" if contract.ouvert else "") + ("H" if contract.hand else "")]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    won: bool
+    value: int  # the game value charged (positive), before Kontra/Re doubling
+    multiplier: int  # the level the value is based on (0 for null)
+    matadors: int  # signed: +n with, -n without (0 for null)
+    overbid: bool
+    schneider: bool  # reached by either side
+    schwarz: bool
+    declarer_points: int
+    declarer_tricks: int
+    doubling: int = 1  # 2 after Kontra, 4 after Re
+
+    @property
+    def declarer_score(self) -> int:
+        """Classic score: +value won, -2 x value lost (Kontra/Re doubling applied)."""
+        v = self.value * self.doubling
+        return v if self.won else -2 * v
+
+
+def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: int, declarer_tricks: int,
+           doubling: int = 1) -> Outcome:
+    """Score a finished game. ``declarer_cards`` is the declarer's hand as dealt plus the skat.
+
+    ``declarer_points`` includes the skat; ``declarer_tricks`` counts tricks taken (0..10).
+    """
+    if contract.game == NULL:
+        value = null_value(contract)
+        won = declarer_tricks == 0 and value >= bid
+        # A null game whose value is below the bid is charged at the smallest null value that
+        # reaches it (the auction rules keep such a declaration out of the legal actions anyway).
+        if value < bid:
+            value = min(v for v in NULL_VALUES.values() if v >= bid) if bid <= 59 else value
+        return Outcome(won, value, 0, 0, value < bid, False, False, declarer_points, declarer_tricks, doubling)
+
+    mat = matadors(contract.game, declarer_cards)
+    schwarz_won = declarer_tricks == 10
+    schwarz_lost = declarer_tricks == 0
+    schneider = declarer_points >= 90 or declarer_points <= 30
+    schwarz = schwarz_won or schwarz_lost
+    if contract.schwarz:
+        made = schwarz_won
+    elif contract.schneider:
+        made = declarer_points >= 90
+    else:
+        made = declarer_points >= 61
+    # Announced levels count even when they fail: the declarer then loses what a success would
+    # have won (schneider/schwarz counted as reached).
+    level = abs(mat) + 1
+    level += contract.hand
+    level += schneider or contract.schneider
+    level += contract.schneider
+    level += schwarz or contract.schwarz
+    level += contract.schwarz
+    level += contract.ouvert
+    base = BASE_VALUES[contract.game]
+    value = base * level
+    overbid = value < bid
+    if overbid:
+        value = base * -(-bid // base)  # lowest multiple of the base value that reaches the bid
+    won = made and not overbid
+    return Outcome(won, value, level, mat, overbid, schneider, schwarz, declarer_points, declarer_tricks, doubling)
+
+
+def seat_scores(outcome: Outcome, declarer: int, system: str, num_players: int = 3) -> list[int]:
+    """Scores of the three positions (forehand, middlehand, rearhand) for one game."""
+    scores = [0, 0, 0]
+    declarer_score = outcome.declarer_score
+    if system == "classic":
+        scores[declarer] = declarer_score
+    elif system == "tournament":
+        if outcome.won:
+            scores[declarer] = declarer_score + WIN_BONUS
+        else:
+            scores[declarer] = declarer_score - WIN_BONUS
+            if num_players == 3:
+                for p in range(3):
+                    if p != declarer:
+                        scores[p] = DEFENDER_BONUS
+    else:
+        raise ValueError(f"unknown scoring system {system!r}; expected one of {SCORING_SYSTEMS}")
+    return scores
+
+
+def ramsch_scores(points: list[int], tricks: list[int]) -> list[int]:
+    """Ramsch: a Durchmarsch (every trick) wins +120; otherwise the most card points score minus that
+    many (all tied players alike), doubled for each player who took no trick (Jungfrau)."""
+    for p in range(3):
+        if tricks[p] == 10:
+            return [DURCHMARSCH_SCORE if q == p else 0 for q in range(3)]
+    top = max(points)
+    factor = 2 ** sum(1 for t in tricks if t == 0)
+    return [-top * factor if points[p] == top else 0 for p in range(3)]
+
+
+GRAND_BASE = BASE_VALUES[GRAND]

@@ -1,0 +1,5 @@
+"""PettingZoo's versioned-module convention: ``from envs import skat_v0; skat_v0.env()``."""
+
+from envs.skat.env import env, raw_env
+
+__all__ = ["env", "raw_env"]

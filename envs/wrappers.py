@@ -1,0 +1,128 @@
+"""One-layer version of PettingZoo's classic wrapper stack, for speed.
+
+PettingZoo's classic envs wrap ``raw_env`` in TerminateIllegalWrapper(illegal_reward=-1),
+AssertOutOfBoundsWrapper and OrderEnforcingWrapper. Each layer forwards attribute reads through
+``__getattr__``, so a single ``env.last()`` + ``env.step()`` costs dozens of chained lookups (about
+100 us per decision on our machine, several times the cost of a Skat move). ``ClassicWrapper``
+does the same three checks in one layer, with the hot attributes read straight off the raw env.
+It is an ``OrderEnforcingWrapper`` subclass, so code that looks for that class still finds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+_BEFORE_RESET = "{} cannot be accessed before reset"
+
+
+class ClassicWrapper(OrderEnforcingWrapper):
+    """Terminate on an illegal move (offender gets ``illegal_reward``), assert actions are in
+    bounds, and enforce reset-before-use, exactly as PettingZoo's three classic wrappers do."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float = -1.0) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._illegal_reward = float(illegal_reward)
+        self._prev_mask: np.ndarray | None = None
+        self._terminated = False
+        self._num_actions = int(self._raw.action_space(self._raw.possible_agents[0]).n)
+
+    def _check(self, name: str) -> AECEnv:
+        if not self._has_reset:
+            raise AttributeError(_BEFORE_RESET.format(name))
+        return self._raw
+
+    # The attributes every loop reads, forwarded in one step.
+    @property
+    def agent_selection(self) -> str:
+        return self._check("agent_selection").agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        return self._check("agents").agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._check("rewards").rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._check("terminations").terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._check("truncations").truncations
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        return self._check("infos").infos
+
+    @property
+    def num_agents(self) -> int:
+        return len(self._check("num_agents").agents)
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._raw._cumulative_rewards
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        self._prev_mask = None
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_mask = obs["action_mask"]
+        return obs
+
+    def last(self, observe: bool = True) -> tuple:
+        raw = self._check("agent_selection")
+        agent = raw.agent_selection
+        obs = self.observe(agent) if observe else None
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if not (action is None and dead):  # AssertOutOfBoundsWrapper
+            ok = isinstance(action, int | np.integer) and not isinstance(action, bool) or (
+                isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer))
+            assert ok and 0 <= int(action) < self._num_actions, "action is not in action space"
+        mask = self._prev_mask  # TerminateIllegalWrapper
+        if mask is None and not dead:
+            mask = self.observe(agent)["action_mask"]
+        self._prev_mask = None
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)

@@ -1,0 +1,185 @@
+"""Environment throughput, side by side with peers, in one run.
+
+    python -m train.bench env skat          # rules core, AEC loop (wrapped and raw), OpenSpiel if installed
+    python -m train.bench env thirtyone
+    python -m train.bench env all --seconds 5 --json bench.json
+
+A *decision* is one action of one player. Every row samples uniformly from the legal actions,
+so rows differ only in the machinery around the game. Run it on an idle machine; each row runs
+for ``--seconds`` on one core (the process is single-threaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _timed(fn: Callable[[float], tuple[int, int]], seconds: float) -> dict[str, float]:
+    fn(min(0.3, seconds / 5))  # warm-up
+    t0, c0 = time.perf_counter(), time.process_time()
+    decisions, episodes = fn(seconds)
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {"decisions_per_s": decisions / wall, "episodes_per_s": episodes / wall,
+            "decisions_per_episode": decisions / max(episodes, 1), "cpu_per_wall": cpu / wall}
+
+
+def core_loop(game, seed: int = 0) -> Callable[[float], tuple[int, int]]:
+    """legal_actions + apply_action with uniform random choices, new deal at each end."""
+    rng = random.Random(seed)
+
+    def run(seconds: float) -> tuple[int, int]:
+        n = episodes = 0
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            state = game.new_initial_state(rng.getrandbits(32))
+            for _ in range(1000):  # check the clock once per episode
+                if state.current_player < 0:
+                    break
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                n += 1
+            episodes += 1
+        return n, episodes
+
+    return run
+
+
+def aec_loop(env, seed: int = 0) -> Callable[[float], tuple[int, int]]:
+    """The loop an RL user writes: env.last(), sample from the mask with numpy, env.step()."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+
+    def run(seconds: float) -> tuple[int, int]:
+        n = episodes = 0
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            env.reset()
+            for _agent in env.agent_iter():
+                obs, reward, termination, truncation, info = env.last()
+                if termination or truncation:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = legal[rng.integers(legal.size)]
+                    n += 1
+                env.step(action)
+            episodes += 1
+        return n, episodes
+
+    return run
+
+
+def openspiel_loops(seed: int = 0) -> dict[str, Callable[[float], tuple[int, int]]]:
+    """OpenSpiel's skat: (a) legal_actions + apply, (b) + observation tensor as numpy, (c) rl_environment."""
+    import pyspiel
+    from open_spiel.python import rl_environment
+
+    game = pyspiel.load_game("skat")
+    rng = random.Random(seed)
+
+    def play(with_obs: bool) -> Callable[[float], tuple[int, int]]:
+        def run(seconds: float) -> tuple[int, int]:
+            n = episodes = 0
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                state = game.new_initial_state()
+                while not state.is_terminal():
+                    if state.is_chance_node():
+                        outcomes = state.chance_outcomes()
+                        state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                        continue
+                    if with_obs:
+                        np.asarray(state.observation_tensor(state.current_player()), dtype=np.float32)
+                    legal = state.legal_actions()
+                    state.apply_action(legal[rng.randrange(len(legal))])
+                    n += 1
+                episodes += 1
+            return n, episodes
+
+        return run
+
+    def rl_env(seconds: float) -> tuple[int, int]:
+        env = rl_environment.Environment(game, seed=seed)
+        n = episodes = 0
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            ts = env.reset()
+            while not ts.last():
+                p = ts.observations["current_player"]
+                np.asarray(ts.observations["info_state"][p], dtype=np.float32)
+                legal = ts.observations["legal_actions"][p]
+                ts = env.step([legal[rng.randrange(len(legal))]])
+                n += 1
+            episodes += 1
+        return n, episodes
+
+    return {"openspiel skat (a) legal_actions+apply": play(False),
+            "openspiel skat (b) + observation_tensor": play(True),
+            "openspiel skat (c) rl_environment": rl_env}
+
+
+def bench_env(game_name: str, seconds: float) -> list[dict]:
+    rows: list[dict] = []
+    if game_name == "skat":
+        from envs import skat_v0
+        from envs.skat.rules import SkatGame
+
+        core, make_env = SkatGame(), skat_v0.env
+    elif game_name == "thirtyone":
+        from envs import thirtyone_v0
+        from envs.thirtyone.rules import ThirtyOneGame
+
+        core, make_env = ThirtyOneGame(), thirtyone_v0.env
+    else:
+        raise SystemExit(f"unknown game {game_name!r}: expected skat, thirtyone or all")
+    loops = {
+        f"{game_name} rules core (legal_actions+apply)": core_loop(core),
+        f"{game_name} AEC loop, env() with wrappers": aec_loop(make_env()),
+        f"{game_name} AEC loop, raw_env": aec_loop(make_env().unwrapped),
+    }
+    if game_name == "skat":
+        try:
+            loops.update(openspiel_loops())
+        except ImportError:
+            print("(open_spiel not installed: `pip install open_spiel` to add its skat rows)")
+    for label, fn in loops.items():
+        row = {"row": label, **_timed(fn, seconds)}
+        rows.append(row)
+        print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  "
+              f"{row['episodes_per_s']:>9,.0f} episodes/s  ({row['decisions_per_episode']:.1f} per episode)", flush=True)
+    by = {r["row"]: r["decisions_per_s"] for r in rows}
+    ref_c = by.get("openspiel skat (c) rl_environment")
+    ref_a = by.get("openspiel skat (a) legal_actions+apply")
+    if ref_c and ref_a:
+        print(f"ratios: AEC wrapped / OpenSpiel rl_environment = "
+              f"{by[f'{game_name} AEC loop, env() with wrappers'] / ref_c:.2f}x; "
+              f"rules core / OpenSpiel legal_actions+apply = {by[f'{game_name} rules core (legal_actions+apply)'] / ref_a:.2f}x")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m train.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["env"], help="what to benchmark")
+    parser.add_argument("game", choices=["skat", "thirtyone", "all"])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per row (default 3)")
+    parser.add_argument("--json", help="also write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    print(f"python {platform.python_version()} on {platform.machine()}, numpy {np.__version__}")
+    games = ["skat", "thirtyone"] if args.game == "all" else [args.game]
+    rows = [r for g in games for r in bench_env(g, args.seconds)]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
