@@ -43,7 +43,10 @@ class raw_env(AECEnv, EzPickle):
         kontra: bool = False,
         ramsch: bool = False,
         dealer: int | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise ValueError(f"unknown Skat env option(s) {sorted(unknown)}; valid options: {list(ENV_OPTIONS)}")
         EzPickle.__init__(self, render_mode, scoring, kontra, ramsch, dealer)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -186,3 +186,49 @@ class ObservationEncoder:
             row[base + 49] = tc
             row[base + 50: base + 53] = 0.0
             row[base + 50 + _REL[q][state.leader]] = 1.0
+
+
+class SkatView:
+    """What a seat knows, decoded from its observation vector (for rule-based agents and tools).
+
+    Card sets are bit sets; seats are relative (0 = the observer, 1 = next, 2 = the one after)."""
+
+    __slots__ = ("hand", "skat_put", "skat_taken", "played", "trick", "open_hand", "position", "phase", "bid",
+                 "max_call", "passed", "called", "declarer", "game", "ramsch", "hand_game", "schneider",
+                 "schwarz", "ouvert", "kontra", "re", "points", "tricks", "trick_count", "leader", "trick_order")
+
+    def __init__(self, vector: np.ndarray) -> None:
+        bits = (np.asarray(vector[:SCALAR_OFFSET]) > 0.5).astype(np.uint8)
+        words = np.packbits(bits, bitorder="little").view("<u4").tolist()
+        self.hand, self.skat_put, self.skat_taken = words[0], words[1], words[2]
+        self.played = words[3:6]
+        self.trick = words[6:9]  # the card (as a bit set) each relative seat has in the current trick
+        self.open_hand = words[9]
+        s = np.asarray(vector[SCALAR_OFFSET:], dtype=np.float64)
+        self.position = int(np.argmax(s[0:3]))
+        self.phase = int(np.argmax(s[3:11]))
+        self.bid = int(round(s[11] * MAX_BID))
+        self.max_call = [int(round(x * MAX_BID)) for x in s[12:15]]
+        self.passed = [bool(x) for x in s[15:18]]
+        self.called = [bool(x) for x in s[18:21]]
+        self.declarer = int(np.argmax(s[27:30])) if s[27:30].any() else -1
+        self.game = int(np.argmax(s[30:36])) if s[30:36].any() else -1
+        self.ramsch = bool(s[36])
+        self.hand_game, self.schneider, self.schwarz, self.ouvert = (bool(x) for x in s[37:41])
+        self.kontra, self.re = bool(s[41]), bool(s[42])
+        self.points = [int(round(x * 120)) for x in s[43:46]]
+        self.tricks = [int(round(x * 10)) for x in s[46:49]]
+        self.trick_count = int(round(s[49] * 10))
+        self.leader = int(np.argmax(s[50:53])) if s[50:53].any() else -1
+        # Cards in the current trick in play order (the leader first).
+        order = []
+        if self.leader >= 0:
+            for i in range(3):
+                w = self.trick[(self.leader + i) % 3]
+                if w:
+                    order.append(w.bit_length() - 1)
+        self.trick_order = order
+
+
+def decode(vector: np.ndarray) -> SkatView:
+    return SkatView(vector)
