@@ -12,7 +12,6 @@ from envs.skat.rules import (
     AUCTION,
     DECLARE,
     DISCARD,
-    DONE,
     KONTRA,
     PLAY,
     RE,

@@ -153,15 +153,16 @@ def bench_env(game_name: str, seconds: float) -> list[dict]:
     for label, fn in loops.items():
         row = {"row": label, **_timed(fn, seconds)}
         rows.append(row)
-        print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  "
-              f"{row['episodes_per_s']:>9,.0f} episodes/s  ({row['decisions_per_episode']:.1f} per episode)", flush=True)
+        print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  {row['episodes_per_s']:>9,.0f} "
+              f"episodes/s  ({row['decisions_per_episode']:.1f} per episode)", flush=True)
     by = {r["row"]: r["decisions_per_s"] for r in rows}
     ref_c = by.get("openspiel skat (c) rl_environment")
     ref_a = by.get("openspiel skat (a) legal_actions+apply")
     if ref_c and ref_a:
-        print(f"ratios: AEC wrapped / OpenSpiel rl_environment = "
-              f"{by[f'{game_name} AEC loop, env() with wrappers'] / ref_c:.2f}x; "
-              f"rules core / OpenSpiel legal_actions+apply = {by[f'{game_name} rules core (legal_actions+apply)'] / ref_a:.2f}x")
+        aec = by[f"{game_name} AEC loop, env() with wrappers"]
+        core = by[f"{game_name} rules core (legal_actions+apply)"]
+        print(f"ratios: AEC wrapped / OpenSpiel rl_environment = {aec / ref_c:.2f}x; "
+              f"rules core / OpenSpiel legal_actions+apply = {core / ref_a:.2f}x")
     return rows
 
 
