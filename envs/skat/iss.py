@@ -1,0 +1,438 @@
+"""Import International Skat Server (ISS) game records and replay them through the rules core.
+
+``parse(line)`` reads one record ``(;GM[Skat]...ID[..]...MV[...]R[...] ;)`` into an :class:`IssRecord`;
+``replay(line)`` plays it through :mod:`envs.skat.rules`, checking every move, and returns an
+:class:`IssGame`. For games played to the end, the replay's value, win/loss, matadors, card points
+and tricks must agree with the server's ``R[]`` fields. Games that ended early (resigned, shown
+cards, timeout, a player left) or were passed in come back with ``complete=False`` and a ``reason``;
+their value/won/points/tricks are the server's. Malformed records, illegal moves and disagreements
+raise :class:`IssError` naming the record id and the move (index into ``moves`` and text).
+``python -m envs.skat.iss FILE...`` replays files (plain, ``.gz`` or ``.bz2``) and prints counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, NoReturn
+
+from envs.skat import actions as A
+from envs.skat.cards import CARD_NAMES, NULL, card, format_cards, mask_of
+from envs.skat.rules import DISCARD, DONE, PHASE_NAMES, SKAT, SkatGame, SkatState
+from envs.skat.scoring import matadors as count_matadors
+from envs.skat.scoring import null_value
+
+REASONS = ("passed in", "resigned", "shown cards", "timeout", "left")
+ERROR_MODES = ("raise", "skip")
+
+_CARD = re.compile(r"[CSHD][789TJQKA]")
+_CONTRACT = re.compile(r"([GCSHDN])([HSZO]*)((?:\.[^.]+)*)")
+_CARD_LIST = re.compile(r"[^.]+(?:\.[^.]+)+")
+_PROPERTY = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
+_ID = re.compile(r"(?<![A-Z])ID\[([^\]]*)\]")
+_GAME = SkatGame(scoring="classic")  # ISS charges classic scores: +value won, -2 x value lost
+
+
+class IssError(ValueError):
+    """A malformed record, an illegal move or a disagreement with the server's result."""
+
+    def __init__(self, record_id: str | None, problem: str, move_index: int | None = None,
+                 move: str | None = None) -> None:
+        self.record_id, self.problem, self.move_index, self.move = record_id, problem, move_index, move
+        self.location = ""  # "file:line", filled in by iter_records
+        super().__init__(record_id, problem, move_index, move)  # all four, so it pickles
+
+    def __str__(self) -> str:
+        where = f"ISS record {self.record_id if self.record_id is not None else '?'}"
+        if self.move_index is not None:
+            where += f", move {self.move_index} {self.move!r}"
+        return f"{self.location + ': ' if self.location else ''}{where}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class IssRecord:
+    """One record as written. ``moves`` are the (actor, token) pairs after the deal; the actor is
+    ``"0"``, ``"1"``, ``"2"`` (seat 0 is forehand) or ``"w"`` (the server). ``deal`` is the 32 card ids
+    in record order: seat 0 gets 1-10, seat 1 11-20, seat 2 21-30, the skat 31-32. ``result`` holds
+    the ``R[]`` fields: ``"v:-54"`` becomes ``{"v": "-54"}``, a bare flag ``"loss"`` ``{"loss": ""}``."""
+
+    id: str
+    players: tuple[str, str, str]
+    date: str
+    deal: tuple[int, ...]
+    moves: tuple[tuple[str, str], ...]
+    result: dict[str, str]
+    properties: dict[str, str] = field(repr=False)
+
+    @property
+    def hands(self) -> tuple[int, int, int]:
+        return mask_of(self.deal[0:10]), mask_of(self.deal[10:20]), mask_of(self.deal[20:30])
+
+    @property
+    def skat(self) -> int:
+        return mask_of(self.deal[30:32])
+
+
+@dataclass(frozen=True)
+class IssGame:
+    """A replayed record. ``value`` is the signed score charged (+value won, -2 x value lost)."""
+
+    id: str
+    declarer: int | None
+    contract: str | None  # as written, e.g. "D", "GH", "NO" (without discards)
+    value: int
+    won: bool
+    declarer_points: int
+    declarer_tricks: int
+    matadors: int  # +n with, -n without, 0 for null or no contract
+    complete: bool  # played until the rules core ended it (ten tricks, or null lost by a trick)
+    reason: str | None  # None, or one of REASONS
+    bid: int
+    state: SkatState = field(repr=False, compare=False)
+    record: IssRecord = field(repr=False, compare=False)
+
+
+def _cards(tokens: Iterable[str], fail: _Fail, what: str) -> list[int]:
+    out = []
+    for t in tokens:
+        if not _CARD.fullmatch(t):
+            fail(f"{what}: {t!r} is not a card (hidden or unknown cards cannot be replayed)")
+        out.append(card(t))
+    if len(set(out)) != len(out):
+        fail(f"{what}: a card appears twice")
+    return out
+
+
+class _Fail:
+    def __init__(self, record_id: str | None) -> None:
+        self.record_id = record_id
+        self.index: int | None = None
+        self.move: str | None = None
+
+    def __call__(self, problem: str) -> NoReturn:
+        raise IssError(self.record_id, problem, self.index, self.move)
+
+
+def parse(line: str) -> IssRecord:
+    """Read one ISS record (no replay). Raises IssError for anything malformed."""
+    text = line.strip()
+    m = _ID.search(text)
+    fail = _Fail(m.group(1) if m else None)
+    if not (text.startswith("(;") and text.endswith(";)")):
+        fail("not an ISS record: expected '(;GM[Skat]...MV[...]R[...] ;)'")
+    body, props, pos = text[2:-2], {}, 0
+    for pm in _PROPERTY.finditer(body):
+        if body[pos:pm.start()].strip():
+            fail(f"unexpected text {body[pos:pm.start()].strip()[:30]!r} between properties")
+        if pm.group(1) in props:
+            fail(f"property {pm.group(1)} given twice")
+        props[pm.group(1)] = pm.group(2)
+        pos = pm.end()
+    if body[pos:].strip():
+        fail(f"unexpected text {body[pos:].strip()[:30]!r} after the properties")
+    if props.get("GM", "Skat") != "Skat":
+        fail(f"GM[{props['GM']}] is not a Skat record")
+    for key in ("ID", "MV"):
+        if key not in props:
+            fail(f"missing property {key}[...]")
+    tokens = props["MV"].split()
+    if len(tokens) % 2:
+        fail(f"MV holds {len(tokens)} tokens; expected (actor, move) pairs")
+    pairs = list(zip(tokens[::2], tokens[1::2], strict=True))
+    for i, (who, tok) in enumerate(pairs):
+        if who not in ("w", "0", "1", "2"):
+            fail.index, fail.move = (i - 1 if i else None), f"{who} {tok}"
+            fail(f"actor {who!r} is not a seat (0, 1, 2) or 'w'")
+    if not pairs or pairs[0][0] != "w":
+        fail("MV must start with the deal 'w <32 cards>'")
+    deal = _cards(pairs[0][1].split("."), fail, "the deal")
+    if len(deal) != 32:
+        fail(f"the deal has {len(deal)} cards, expected 32")
+    result: dict[str, str] = {}
+    for item in props.get("R", "").split():
+        key, _, val = item.partition(":")
+        result[key] = val
+    players = (props.get("P0", ""), props.get("P1", ""), props.get("P2", ""))
+    return IssRecord(props["ID"], players, props.get("DT", ""), tuple(deal), tuple(pairs[1:]), result, props)
+
+
+def contract_label(kind: str, mods: str) -> str:
+    """ISS contract letters (mods in any order) -> our contract label: ``"GZSH"`` -> ``"GHZ"``,
+    ``"GO"`` -> ``"GHO"`` (suit/grand ouvert implies hand and schwarz), ``"NHO"`` -> ``"NOH"``."""
+    if kind not in "GCSHDN" or len(kind) != 1:
+        raise ValueError(f"unknown game type {kind!r}; expected one of G C S H D N")
+    if len(set(mods)) != len(mods) or set(mods) - set("HSZO"):
+        raise ValueError(f"bad modifiers {mods!r}; expected each of H S Z O at most once")
+    if kind == "N":
+        if set(mods) & set("SZ"):
+            raise ValueError("a null game cannot announce schneider or schwarz")
+        return "N" + ("O" if "O" in mods else "") + ("H" if "H" in mods else "")
+    ouvert = "O" in mods
+    hand, schwarz = "H" in mods or ouvert, "Z" in mods or ouvert
+    if ("S" in mods or schwarz) and not hand:
+        raise ValueError("schneider/schwarz can only be announced in a hand game")
+    label = kind + ("H" if hand else "") + ("S" if "S" in mods and not schwarz else "")
+    return label + ("Z" if schwarz and not ouvert else "") + ("O" if ouvert else "")
+
+
+class _Replay:
+    def __init__(self, record: IssRecord) -> None:
+        self.rec, self.fail = record, _Fail(record.id)
+        self.state = _GAME.state_from_deal(list(record.hands), record.skat)
+        self.contract: str | None = None  # as written
+        self.label: str | None = None
+        self.pending = False  # declared after the pickup; the discards come in the next move
+        self.expect_skat = False
+        self.reason: str | None = None
+
+    def act(self, action: int) -> None:
+        try:
+            self.state.apply_action(action)
+        except ValueError as e:
+            self.fail(str(e))
+
+    def run(self) -> None:
+        for i, (who, tok) in enumerate(self.rec.moves):
+            self.fail.index, self.fail.move = i, f"{who} {tok}"
+            if who == "w":
+                self.world(tok)
+            else:
+                self.move(int(who), tok)
+
+    def end(self, reason: str) -> None:
+        self.reason = self.reason or reason
+
+    def world(self, tok: str) -> None:
+        if tok[:3] in ("TI.", "LE."):
+            if tok[3:] not in ("0", "1", "2"):
+                self.fail(f"{tok[:2]} names no seat 0-2")
+            self.end("timeout" if tok[:2] == "TI" else "left")
+            return
+        skat = _cards(tok.split("."), self.fail, "the skat shown")
+        if not self.expect_skat:
+            self.fail("a world move with cards is only expected right after the pickup 's'")
+        if mask_of(skat) != self.state.original_skat:
+            self.fail(f"the skat shown is {tok}, but the deal put {format_cards(self.state.original_skat)} there")
+        self.expect_skat = False
+
+    def move(self, seat: int, tok: str) -> None:
+        st = self.state
+        self.expect_skat = False
+        if tok == "RE":
+            self.end("resigned")
+            return
+        if tok == "SC" or tok.startswith("SC."):
+            if seat != st.declarer:
+                self.fail(f"seat {seat} is not the declarer and cannot show cards")
+            self.end("shown cards")
+            return
+        if st.phase == DONE:
+            self.fail("a move after the game is over")
+        if seat != st.current_player:
+            self.fail(f"seat {seat} moved, but it is seat {st.current_player}'s turn (phase {PHASE_NAMES[st.phase]})")
+        if tok == "y":
+            self.act(A.HOLD)
+        elif tok == "p":
+            self.act(A.PASS)
+        elif tok.isascii() and tok.isdigit():
+            if int(tok) not in A.BID_INDEX:
+                self.fail(f"{tok} is not a Skat bid value")
+            self.act(A.BID_INDEX[int(tok)])
+        elif tok == "s":
+            self.act(A.PICKUP)
+            self.expect_skat = True
+        elif _CARD.fullmatch(tok):
+            self.act(A.PLAY + card(tok))
+        elif m := _CONTRACT.fullmatch(tok):
+            self.declare(m.group(1), m.group(2), _cards(m.group(3).split(".")[1:], self.fail, "the declaration"))
+        elif _CARD_LIST.fullmatch(tok):
+            self.card_list(_cards(tok.split("."), self.fail, "the card list"))
+        else:
+            self.fail("not an ISS move (bid, y, p, s, contract, card, SC, RE)")
+
+    def declare(self, kind: str, mods: str, cards: list[int]) -> None:
+        st = self.state
+        try:
+            label = contract_label(kind, mods)
+        except ValueError as e:
+            self.fail(str(e))
+        if self.contract is not None:
+            self.fail(f"a second declaration (already {self.contract})")
+        hand = A.CONTRACTS[A.CONTRACT_BY_LABEL[label]].hand
+        if st.phase == SKAT:
+            if not hand:
+                self.fail(f"{kind + mods} is not a hand game, but the declarer did not pick up the skat ('s')")
+            self.act(A.HAND)
+        elif st.phase == DISCARD and hand:
+            self.fail(f"{kind + mods} is a hand game, but the declarer picked up the skat")
+        self.contract, self.label = kind + mods, label
+        if st.phase == DISCARD:
+            if not cards:
+                self.pending = True  # the newer form: declaration, then the discards as their own move
+                return
+            if len(cards) < 2:
+                self.fail("a declaration after the pickup names two discards or none")
+            for c in cards[:2]:
+                self.act(A.DISCARD + c)
+            cards = cards[2:]
+        self.finish_declare(cards)
+
+    def finish_declare(self, shown: list[int]) -> None:
+        st, label = self.state, self.label
+        assert label is not None
+        if shown and ("O" not in label or mask_of(shown) != st.hands[st.declarer]):
+            self.fail(f"cards {'.'.join(CARD_NAMES[c] for c in shown)} after the declaration are neither "
+                      "discards nor the open hand of an ouvert game")
+        contract = A.CONTRACTS[A.CONTRACT_BY_LABEL[label]]
+        if contract.game == NULL and null_value(contract) < st.bid:
+            self.fail(f"null game {label} is worth {null_value(contract)}, below the bid {st.bid}: the server "
+                      "accepted it, but the rules core does not allow declaring a null game below the bid")
+        self.act(A.DECLARE + A.CONTRACT_BY_LABEL[label])
+
+    def card_list(self, cards: list[int]) -> None:
+        st = self.state
+        if st.phase == DISCARD and len(cards) == 2:  # discards as their own move (before or after declaring)
+            for c in cards:
+                self.act(A.DISCARD + c)
+            if self.pending:
+                self.pending = False
+                self.finish_declare([])
+        elif not (self.label and "O" in self.label and st.declarer >= 0 and mask_of(cards) == st.hands[st.declarer]):
+            self.fail("a list of cards that is neither the two discards nor an ouvert declarer's hand")
+
+    def result_int(self, key: str, default: int) -> int:
+        raw = self.rec.result.get(key)
+        if raw is None:
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            self.fail.index = self.fail.move = None
+            self.fail(f"result field {key}:{raw} is not an integer")
+
+
+def replay(line: str | IssRecord) -> IssGame:
+    """Replay one record through the rules core, checking every move and, for complete games, the result."""
+    rec = line if isinstance(line, IssRecord) else parse(line)
+    r = _Replay(rec)
+    r.run()
+    st, res = r.state, rec.result
+    r.fail.index = r.fail.move = None
+    declarer = st.declarer if st.declarer >= 0 else None
+    if st.passed_in:
+        return IssGame(rec.id, None, None, 0, False, 0, 0, 0, False, "passed in", 0, st, rec)
+    if st.phase == DONE:
+        o = st.outcome
+        assert o is not None and declarer is not None
+        ours = {"d": declarer, "v": o.declarer_score, "m": o.matadors, "p": o.declarer_points, "t": o.declarer_tricks}
+        for key, val in ours.items():
+            if r.result_int(key, val) != val:
+                r.fail(f"result field {key}: the server says {res[key]}, the replay gives {val}")
+        if ("win" in res or "loss" in res) and ("win" in res) != o.won:
+            r.fail(f"result field win/loss: the server says {'win' if 'win' in res else 'loss'}, "
+                   f"the replay gives {'win' if o.won else 'loss'}")
+        return IssGame(rec.id, declarer, r.contract, o.declarer_score, o.won, o.declarer_points, o.declarer_tricks,
+                       o.matadors, True, None, st.bid, st, rec)
+    reason = r.reason
+    if reason is None:
+        if r.result_int("to", -1) >= 0:
+            reason = "timeout"
+        elif r.result_int("l", -1) >= 0:
+            reason = "left"
+        elif r.result_int("r", 0) == 1:
+            reason = "resigned"
+        else:
+            r.fail(f"the record stops in phase {PHASE_NAMES[st.phase]} before the game is over and gives no "
+                   "reason (no RE, SC, TI or LE)")
+    mat = 0
+    if r.label is not None and declarer is not None and r.label[0] != "N":
+        mat = count_matadors("CSHDG".index(r.label[0]), st.dealt[declarer] | st.original_skat)
+    return IssGame(rec.id, declarer, r.contract, r.result_int("v", 0), "win" in res, r.result_int("p", 0),
+                   r.result_int("t", 0), mat, False, reason, st.bid, st, rec)
+
+
+# --- files ----------------------------------------------------------------------------------
+def _open(path: str | Path) -> IO[str]:
+    opener = {".bz2": bz2.open, ".gz": gzip.open}.get(Path(path).suffix, open)
+    return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
+def iter_records(path: str | Path, errors: str = "raise", error_log: list[IssError] | None = None) -> Iterator[IssGame]:
+    """Replay a file of one record per line (blank lines skipped; ``.gz``/``.bz2`` read directly).
+
+    ``errors="raise"`` stops at the first bad record; ``"skip"`` leaves it out and, when given,
+    appends the IssError (its ``location`` set to ``file:line``) to ``error_log``."""
+    if errors not in ERROR_MODES:
+        raise ValueError(f"errors must be one of {ERROR_MODES}, got {errors!r}")
+    with _open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield replay(line)
+            except IssError as e:
+                e.location = f"{path}:{n}"
+                if errors == "raise":
+                    raise
+                if error_log is not None:
+                    error_log.append(e)
+
+
+def parse_file(path: str | Path, errors: str = "raise", error_log: list[IssError] | None = None) -> list[IssGame]:
+    """All replays of a file as a list (see :func:`iter_records`)."""
+    return list(iter_records(path, errors, error_log))
+
+
+def summarize(games: Iterable[IssGame]) -> Counter[str]:
+    """Counts: ``complete``, ``incomplete`` and one per reason."""
+    counts: Counter[str] = Counter()
+    for g in games:
+        counts["complete" if g.complete else "incomplete"] += 1
+        if g.reason:
+            counts[g.reason] += 1
+    return counts
+
+
+def _progress(it: Iterator[IssGame], desc: str) -> Iterator[IssGame]:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency, but optional here
+        return it
+    return iter(tqdm(it, desc=desc, unit=" rec", file=sys.stderr, disable=None))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m envs.skat.iss", description="Replay ISS game records, print counts.")
+    ap.add_argument("files", nargs="+", help="files of one ISS record per line (plain, .gz or .bz2)")
+    ap.add_argument("--show-errors", type=int, default=5, metavar="N", help="print the first N errors (default 5)")
+    args = ap.parse_args(argv)
+    counts: Counter[str] = Counter()
+    errors: list[IssError] = []
+    for path in args.files:
+        try:
+            counts += summarize(_progress(iter_records(path, "skip", errors), str(path)))
+        except OSError as e:
+            print(f"cannot read {path}: {e}", file=sys.stderr)
+            return 2
+    total = counts["complete"] + counts["incomplete"] + len(errors)
+    print(f"records     {total}")
+    print(f"complete    {counts['complete']}")
+    print(f"incomplete  {counts['incomplete']}")
+    for reason in REASONS:
+        if counts[reason]:
+            print(f"  {reason + ':':<14}{counts[reason]}")
+    print(f"errors      {len(errors)}")
+    for e in errors[: args.show_errors]:
+        print(f"  {e}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
