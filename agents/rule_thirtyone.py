@@ -1,0 +1,108 @@
+"""Rule-based Thirty-One baseline: plays sensibly from the observation dict of its seat alone.
+
+Heuristics (all from what the seat can see, decoded with ``envs.thirtyone.observation.decode``):
+
+* **Never misses a blitz.** If the discard top makes 31 with two of its cards it takes it; with
+  four cards in hand it always keeps a 31.
+* **Knocks on a threshold** that depends on the number of players still in and how far the round
+  is: on the first lap ``KNOCK_FIRST_LAP[players]`` (21 with 2 players down to 17 with 7 or more:
+  early, the others' hands are still random and weak, and more players make it likelier that
+  somebody is lower), then 3 more per lap (the others have improved their hands), capped at
+  ``KNOCK_CAP`` = 28. On its last life (on the county, or one life without the free ride) it knocks
+  one point earlier, to end the round before the others improve. It never knocks below the
+  ``min_knock_score`` option (the mask forbids it anyway) and declines the throw-down.
+* **Takes the discard when it improves the hand**: it takes the top card if keeping it with the
+  best two of its cards is worth more than the hand now; otherwise it draws from the stock.
+* **Keeps the suit it is building**: it discards the card whose removal leaves the best hand; among
+  equal hands it keeps the most cards of one suit (the suit it is building) and the highest cards
+  of that suit, and throws the card that feeds the next player least (a low card, and not of a
+  suit the next player was seen taking from the discard pile). Remaining ties are broken at
+  random (seeded).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, Observation
+from envs.thirtyone.actions import DRAW, KNOCK, LOOK, TAKE, THROW_DOWN
+from envs.thirtyone.cards import SUIT, VALUE
+from envs.thirtyone.observation import decode
+from envs.thirtyone.scoring import hand_value
+
+KNOCK_FIRST_LAP = {2: 21, 3: 20, 4: 19, 5: 18, 6: 18}
+KNOCK_LATE = 17  # 7 or more players
+KNOCK_PER_LAP = 3
+KNOCK_CAP = 28
+
+
+def knock_threshold(players: int, lap: int, last_life: bool = False) -> float:
+    """The least hand value this agent knocks with."""
+    base = KNOCK_FIRST_LAP.get(players, KNOCK_LATE)
+    return min(base + KNOCK_PER_LAP * lap, KNOCK_CAP) - (1 if last_life else 0)
+
+
+class RuleThirtyOneAgent(Agent):
+    """Baseline for Thirty-One; see the module docstring for its heuristics."""
+
+    game = "thirtyone"
+    name = "rule"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Observation) -> int:
+        mask = np.asarray(observation["action_mask"])
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("RuleThirtyOneAgent.act called with an empty action mask (no legal action)")
+        if legal.size == 1:
+            return int(legal[0])
+        info = decode(observation)
+        if mask[LOOK] or mask[THROW_DOWN]:
+            return LOOK if mask[LOOK] else THROW_DOWN
+        if mask[DRAW] or mask[TAKE]:
+            action = self._turn(info, mask)
+        else:
+            action = self._discard(info, [int(a) for a in legal])
+        return action if mask[action] else int(legal[self.rng.integers(legal.size)])
+
+    # ----------------------------------------------------------------- helpers
+    def _value(self, cards: list[int], info: dict) -> float:
+        return hand_value(cards, three_of_a_kind=info["three_of_a_kind"], three_aces=info["three_aces"])
+
+    def _turn(self, info: dict, mask: np.ndarray) -> int:
+        hand, top = info["hand"], info["top"]
+        now = self._value(hand, info)
+        with_top = max((self._value([top] + hand[:i] + hand[i + 1 :], info) for i in range(len(hand))), default=0.0)
+        if top >= 0 and with_top >= 31 and mask[TAKE]:
+            return TAKE
+        if mask[KNOCK]:
+            players = max(info["active"], 2)
+            lap = int(info["lap"] + 1e-6)
+            last_life = info["on_county"][0] or (info["lives"][0] <= 1e-6)
+            if now >= knock_threshold(players, lap, last_life):
+                return KNOCK
+        if top >= 0 and with_top > now and mask[TAKE]:
+            return TAKE
+        return DRAW if mask[DRAW] else TAKE
+
+    def _discard(self, info: dict, legal: list[int]) -> int:
+        hand = info["hand"]
+        fed_suits = {SUIT[c] for c in info["held_by"][1]} if len(info["held_by"]) > 1 else set()
+        best, best_key = legal[0], None
+        for c in legal:
+            rest = [x for x in hand if x != c]
+            suits = [SUIT[x] for x in rest]
+            building = max(set(suits), key=lambda s: (suits.count(s), sum(VALUE[x] for x in rest if SUIT[x] == s)))
+            in_suit = sorted((VALUE[x] for x in rest if SUIT[x] == building), reverse=True)
+            key = (
+                self._value(rest, info),
+                len(in_suit),
+                tuple(in_suit),
+                -(VALUE[c] + (5 if SUIT[c] in fed_suits else 0)),
+                self.rng.random(),
+            )
+            if best_key is None or key > best_key:
+                best, best_key = c, key
+        return best

@@ -1,0 +1,238 @@
+"""PettingZoo AEC environment for Thirty-One: ``raw_env`` and ``env()`` (the usual classic wrappers).
+
+Agents ``player_0`` .. ``player_{n-1}``; ``player_i`` sits at seat ``i`` and the deal goes
+clockwise (to the next seat). One ``Discrete(57)`` action space for every seat (see
+``actions.py``); the observation is ``{"observation": float32[1130], "action_mask": int8[57]}``
+(see ``observation.py``), the mask all zeros for every agent that is not to act.
+
+Rewards come only when they are earned:
+
+* ``episode="round"``: at the end of the deal, minus the lives lost (lives game) or the points won
+  (points game); a void round gives 0.
+* ``episode="game"``, ``reward_scheme="win"`` (default): +1 to the winner, -1/(n-1) to each other
+  player, given to an eliminated player when it is eliminated (it then leaves ``env.agents``).
+* ``reward_scheme="placement"``: linear in the final place, +1 for first to -1 for last
+  (``1 - 2 (place - 1) / (n - 1)``); players eliminated in the same round (or tied on points)
+  share their places.
+
+A deal that would end the episode or eliminate a player before anybody decides anything (a blitz
+on the deal with ``episode="round"``, or with one life and no free ride) is redealt; with a fixed
+``deck`` that is a ValueError instead. ``episode_stats()['redeals']`` counts them.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.logger import warn
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+
+from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
+from envs.thirtyone.observation import OBS_SIZE, ObservationEncoder
+from envs.thirtyone.render import render_text
+from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
+from envs.wrappers import ClassicWrapper
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Thirty-One AEC env with PettingZoo's classic checks (illegal move = -1 and game over), see envs.wrappers."""
+    return ClassicWrapper(raw_env(**kwargs), illegal_reward=-1)
+
+
+class raw_env(AECEnv, EzPickle):
+    """Thirty-One for 2..9 players; keyword options as in ``envs.thirtyone.options``."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "thirtyone_v0", "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.game = ThirtyOneGame(**options)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._encoder = ObservationEncoder(self.game)
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self.game_state: ThirtyOneState | None = None
+        self._decisions = 0
+        self._redeals = 0
+
+    # ----------------------------------------------------------------- spaces and names
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def action_name(self, action: int) -> str:
+        return action_name(action)
+
+    def action_index(self, name: str) -> int:
+        return action_index(name)
+
+    # ----------------------------------------------------------------- the AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """New episode. ``options`` may hold ``deck`` (the full order of the first deal, e.g.
+        ``["HK", "D7", ...]``) and ``dealer`` (the first dealer's seat); other keys are ignored."""
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        options = options or {}
+        deck, dealer = options.get("deck"), options.get("dealer")
+        self._redeals = 0
+        while True:
+            state = self.game.new_initial_state(int(self._np_random.integers(2**62)), deck, dealer)
+            if not state.is_terminal() and all(state.alive):
+                break
+            if deck is not None:
+                raise ValueError(
+                    "this deck deals a blitz that ends the episode or eliminates a player before any "
+                    "decision; pick another deck order"
+                )
+            self._redeals += 1
+        self.game_state = state
+        self._decisions = 0
+        self._emitted = [0.0] * self.game.num_players
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._dirty = False
+        self.agent_selection = self.possible_agents[state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        st = self.game_state
+        seat = self._seat[agent]
+        mask = bytearray(NUM_ACTIONS)
+        if seat == st.current_player:
+            for a in st.legal_actions():
+                mask[a] = 1
+        return {"observation": self._encoder.encode(st, seat), "action_mask": np.frombuffer(mask, np.int8)}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act: action None is only for agents that are done")
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action {action!r} for {agent} is not an integer action index") from None
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action {a} for {agent} out of range 0..{NUM_ACTIONS - 1}")
+        st = self.game_state
+        if self._dirty:
+            self._clear_rewards()
+            self._dirty = False
+        rounds = st.stats["rounds"]
+        st.apply_action(a)  # ValueError naming the action and the phase if illegal
+        self._cumulative_rewards[agent] = 0.0
+        self._decisions += 1
+        if st.stats["rounds"] != rounds:
+            self._round_over()
+        else:
+            self.agent_selection = self.possible_agents[st.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _round_over(self) -> None:
+        st = self.game_state
+        over = st.is_terminal()
+        summary = _summary(st)
+        dead = False
+        for i, agent in enumerate(self.possible_agents):
+            if agent not in self.rewards:
+                continue
+            r = st.payoff[i] - self._emitted[i]
+            if r:
+                self.rewards[agent] = r
+                self._emitted[i] = st.payoff[i]
+                self._dirty = True
+            if over or not st.alive[i]:
+                self.terminations[agent] = True
+                dead = True
+            self.infos[agent] = {"last_round": summary}
+        self._accumulate_rewards()
+        if not over:
+            self.agent_selection = self.possible_agents[st.current_player]
+        if dead:
+            self._deads_step_first()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_state is None:
+            return None
+        text = render_text(self.game_state)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ----------------------------------------------------------------- statistics
+    def episode_stats(self) -> dict[str, float]:
+        """Numbers a trainer logs under ``game/`` (rates are per round played)."""
+        st = self.game_state
+        if st is None:
+            return {}
+        s = st.stats
+        rounds = max(s["rounds"], 1)
+        knocks = s["knocks"] + s["throw_downs"]
+        out = {
+            "rounds": float(s["rounds"]),
+            "knock_rate": s["knocks"] / rounds,
+            "blitz_rate": s["blitzes"] / rounds,
+            "deal_blitz_rate": s["deal_blitzes"] / rounds,
+            "void_rate": s["voids"] / rounds,
+            "reshuffle_rate": s["reshuffles"] / rounds,
+            "capped_rate": s["capped"] / rounds,
+            "knocker_loss_rate": s["knocker_losses"] / knocks if knocks else 0.0,
+            "turns_per_round": s["turns"] / rounds,
+            "decisions": float(self._decisions),
+            "redeals": float(self._redeals),
+        }
+        if self.game.options.throw_down:
+            out["throw_down_rate"] = s["throw_downs"] / rounds
+        return out
+
+
+def _summary(st: ThirtyOneState) -> dict[str, Any]:
+    """The public result of the last round, keyed by agent (shared by every agent's info)."""
+    r = st.last_round or {}
+    names = [f"player_{s}" for s in r.get("seats", ())]
+    key = "lives_lost" if "lives_lost" in r else "points"
+    return {
+        "round": r.get("round", 0),
+        "kind": r.get("kind", ""),
+        "knocker": f"player_{r['knocker']}" if r.get("knocker", -1) >= 0 else None,
+        "values": dict(zip(names, r.get("values", ()), strict=True)),
+        key: dict(zip(names, r.get(key, ()), strict=True)),
+        "eliminated": [f"player_{s}" for s in r.get("eliminated", ())],
+        "void": r.get("void", False),
+    }
