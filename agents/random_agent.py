@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from agents.base import Agent, Observation, check_game
@@ -9,6 +11,7 @@ from agents.base import Agent, Observation, check_game
 
 class RandomAgent(Agent):
     name = "random"
+    shareable = True  # no per-deal state: one instance may play many seats and envs (act_batch)
 
     def __init__(self, game: str, seed: int | None = None) -> None:
         self.game = check_game(game)
@@ -19,3 +22,10 @@ class RandomAgent(Agent):
         if legal.size == 0:
             raise ValueError("RandomAgent.act called with an empty action mask (no legal action)")
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
+        """Vectorised: the legal action with the largest uniform draw, for every row at once."""
+        mask = np.stack([o["action_mask"] for o in observations]).astype(bool)
+        if not mask.any(axis=1).all():
+            raise ValueError("RandomAgent.act_batch called with an empty action mask (no legal action)")
+        return np.where(mask, self.rng.random(mask.shape), -1.0).argmax(axis=1).tolist()
