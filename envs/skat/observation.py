@@ -12,7 +12,7 @@ Card planes (10 x 32, one entry per card id 0..31, see ``envs.skat.cards``)::
     6-8  the card each relative seat has in the current trick
     9    the declarer's hand, open in ouvert games (zero otherwise)
 
-Scalars (53), starting at offset 320::
+Scalars (71), starting at offset 320::
 
     320  own position one-hot: forehand, middlehand, rearhand (3)
     323  phase one-hot: auction, skat, discard, declare, kontra, re, play, done (8)
@@ -31,6 +31,8 @@ Scalars (53), starting at offset 320::
     366  tricks taken per relative seat / 10 (3)
     369  tricks completed / 10 (1)
     370  leader of the current trick, relative one-hot (3)
+    373  table options: ramsch on, kontra on, tournament scoring (3)
+    376  shown void (failed to follow), per relative seat x effective suit C S H D trump (15)
 """
 
 from __future__ import annotations
@@ -40,10 +42,10 @@ import numpy as np
 from envs.skat.actions import MAX_BID
 from envs.skat.rules import AUCTION, DONE, PLAY, SkatState
 
-OBSERVATION_VERSION = 1
+OBSERVATION_VERSION = 2
 NUM_PLANES = 10
 SCALAR_OFFSET = NUM_PLANES * 32
-NUM_SCALARS = 53
+NUM_SCALARS = 71
 OBSERVATION_SIZE = SCALAR_OFFSET + NUM_SCALARS
 
 _INV_BID = 1.0 / MAX_BID
@@ -106,6 +108,17 @@ def observe(state: SkatState, p: int) -> np.ndarray:
     s[49] = state.trick_count / 10.0
     if phase == PLAY:
         s[50 + rel[state.leader]] = 1.0
+    rules = state.rules
+    s[53] = float(rules.ramsch)
+    s[54] = float(rules.kontra)
+    s[55] = float(rules.scoring == "tournament")
+    voids = state.voids
+    for r in range(3):
+        v = voids[pos[r]]
+        while v:
+            low = v & -v
+            s[56 + 5 * r + low.bit_length() - 1] = 1.0
+            v ^= low
     out[SCALAR_OFFSET:] = s
     return out
 
@@ -154,6 +167,13 @@ class ObservationEncoder:
         """Update after position ``p`` played ``card`` (the state is already advanced)."""
         v = self.vectors
         v[p, card] = 0.0  # left the hand
+        shown = state.voids[p]
+        if shown:  # a void shown by this card (rare): set it in every row
+            for q in range(3):
+                base = SCALAR_OFFSET + 56 + 5 * _REL[q][p]
+                for e in range(5):
+                    if shown >> e & 1:
+                        v[q, base + e] = 1.0
         ouvert = state.contract is not None and state.contract.ouvert
         for q in range(3):
             r = _REL[q][p]
@@ -195,7 +215,8 @@ class SkatView:
 
     __slots__ = ("hand", "skat_put", "skat_taken", "played", "trick", "open_hand", "position", "phase", "bid",
                  "max_call", "passed", "called", "declarer", "game", "ramsch", "hand_game", "schneider",
-                 "schwarz", "ouvert", "kontra", "re", "points", "tricks", "trick_count", "leader", "trick_order")
+                 "schwarz", "ouvert", "kontra", "re", "points", "tricks", "trick_count", "leader", "trick_order",
+                 "options", "voids")
 
     def __init__(self, vector: np.ndarray) -> None:
         bits = (np.asarray(vector[:SCALAR_OFFSET]) > 0.5).astype(np.uint8)
@@ -220,6 +241,9 @@ class SkatView:
         self.tricks = [int(round(x * 10)) for x in s[46:49]]
         self.trick_count = int(round(s[49] * 10))
         self.leader = int(np.argmax(s[50:53])) if s[50:53].any() else -1
+        self.options = {"ramsch": bool(s[53]), "kontra": bool(s[54]), "tournament": bool(s[55])}
+        # per relative seat: bit set of effective suits (0-3 C S H D, 4 trump) it has shown void in
+        self.voids = [sum(1 << e for e in range(5) if s[56 + 5 * r + e] > 0.5) for r in range(3)]
         # Cards in the current trick in play order (the leader first).
         order = []
         if self.leader >= 0:

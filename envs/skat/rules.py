@@ -100,7 +100,7 @@ class SkatState:
         # skat and declaration
         "declarer", "contract", "contract_index", "skat_taken", "doubling", "kontra_queue",
         # play
-        "trick", "leader", "trick_count", "tricks_won", "points", "played", "last_trick",
+        "trick", "leader", "trick_count", "tricks_won", "points", "played", "last_trick", "voids",
         # result
         "outcome", "scores",
     )
@@ -133,6 +133,7 @@ class SkatState:
         self.points = [0, 0, 0]
         self.played = [0, 0, 0]
         self.last_trick: tuple[int, ...] = ()
+        self.voids = [0, 0, 0]  # per position: bit set of effective suits (0-3, 4 trump) it failed to follow
         self.outcome: Outcome | None = None
         self.scores = [0, 0, 0]
 
@@ -221,9 +222,12 @@ class SkatState:
                 self._illegal(action)
             if self.trick:
                 g = self.game_type
-                follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
+                led = EFF_SUIT[g][self.trick[0]]
+                follow = hand & FOLLOW[g][led]
                 if follow and not follow & bit:
                     self._illegal(action, "must follow suit")
+                if not follow:
+                    self.voids[p] |= 1 << led
             self.history.append((p, action))
             self.hands[p] = hand ^ bit
             self.played[p] |= bit
