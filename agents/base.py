@@ -19,6 +19,9 @@ class Agent:
 
     game: str = ""  # "skat" or "thirtyone"
     name: str = "agent"
+    # True if the agent keeps no per-deal state, so one instance may play many seats and tables
+    # at once (the trainer and evaluation then batch its decisions through act_batch).
+    shareable: bool = False
 
     def act(self, observation: Observation) -> int:
         raise NotImplementedError

@@ -11,7 +11,7 @@ from agents.base import Agent, Observation, check_game
 
 class RandomAgent(Agent):
     name = "random"
-    shareable = True  # no per-deal state: one instance may play many seats and envs (act_batch)
+    shareable = True
 
     def __init__(self, game: str, seed: int | None = None) -> None:
         self.game = check_game(game)

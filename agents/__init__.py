@@ -1,0 +1,66 @@
+"""Agents: spec strings -> players, checkpoints -> players, and the registry of learning algorithms.
+
+Spec strings (the same in configs and on the command line)::
+
+    random              uniform over the legal actions
+    rule                the game's rule-based baseline (agents.rule_skat / agents.rule_thirtyone)
+    path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
+
+``self`` and ``snapshot`` name the learner's current and past weights; they only exist inside
+a training run (``train.opponents``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+from agents.base import Agent, check_game
+
+__all__ = ["Agent", "make", "load", "algorithm", "ALGORITHMS", "TRAINING_ONLY_SPECS"]
+
+RULE_AGENTS = {
+    "skat": ("agents.rule_skat", "RuleSkatAgent"),
+    "thirtyone": ("agents.rule_thirtyone", "RuleThirtyOneAgent"),
+}
+TRAINING_ONLY_SPECS = ("self", "snapshot")
+
+# Learning algorithms by checkpoint/config name: "module:Class". A second algorithm (NFSP) plugs in
+# here with a class offering the same interface as agents.ppo.PPO.
+ALGORITHMS = {"ppo": "agents.ppo:PPO"}
+
+
+def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False) -> Agent:
+    """An agent from a spec string; ``game`` is required for ``random``/``rule`` and checked for files."""
+    if spec == "random":
+        from agents.random_agent import RandomAgent
+
+        return RandomAgent(check_game(game), seed=seed)
+    if spec == "rule":
+        module_name, class_name = RULE_AGENTS[check_game(game)]
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as e:
+            raise ImportError(f"the rule-based {game} agent {module_name}.{class_name} is not available: {e}") from e
+        return cls(seed=seed)
+    if spec in TRAINING_ONLY_SPECS:
+        raise ValueError(f"opponent spec {spec!r} only exists inside a training run (train.opponents)")
+    if spec.endswith(".pt") or os.path.exists(spec):
+        return load(spec, game=game, greedy=greedy, seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r}: expected 'random', 'rule' or the path of a .pt checkpoint")
+
+
+def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False, seed: int | None = None) -> Agent:
+    """A CPU playing agent rebuilt from a checkpoint file alone; ``game`` given -> must match."""
+    from agents.neural import load as load_neural
+
+    return load_neural(path, game=game, greedy=greedy, seed=seed)
+
+
+def algorithm(name: str) -> Any:
+    """The learner class registered under ``name`` in :data:`ALGORITHMS`."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; known: {sorted(ALGORITHMS)}")
+    module_name, class_name = ALGORITHMS[name].split(":")
+    return getattr(importlib.import_module(module_name), class_name)

@@ -1,0 +1,172 @@
+"""The checkpoint file format: one ``torch.save`` file of state dicts and plain data only.
+
+It loads with ``torch.load(path, weights_only=True)`` (no pickled objects). Layout::
+
+    {
+      "format": "skat31-checkpoint", "format_version": 1,
+      "metadata": {                      # enough to rebuild and check the playing policy
+        "game": "skat", "env_options": {...},
+        "obs_size": 373, "num_actions": 100, "observation_version": 1,
+        "network": {"kind": "policy", "obs_size": ..., "num_actions": ...,
+                    "hidden": [256, 256], "activation": "tanh"},    # the playing network
+        "algorithm": "ppo", "project_version": "0.1.0", "created": "2026-...",
+        "run_name": "...", "global_step": 123456, "update": 100,
+        "eval": {"eval/mean_score_vs_rule": ..., ...},                 # best.pt only
+      },
+      "policy": {...},                   # state dict of the network in metadata["network"]
+      "config": {...},                   # the training config as a plain dict
+      # only in full (resumable) checkpoints:
+      "learner": {...},                  # algorithm state; PPO: {"network": actor-critic, "optimizer"}
+      "trainer": {...},                  # counters, opponent pool snapshots, RNG states
+    }
+
+The ``algorithm`` field and the generic ``network`` spec let any algorithm (PPO, NFSP, ...)
+share the format: a playing agent needs only ``network`` + ``policy``; resuming needs the
+algorithm's own ``learner`` part, which ``agents.ALGORITHMS[algorithm]`` reads back.
+Writes are atomic (temporary file, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.networks import build_network
+from envs.gym import env_module
+
+FORMAT = "skat31-checkpoint"
+FORMAT_VERSION = 1
+REQUIRED_METADATA = ("game", "env_options", "obs_size", "num_actions", "observation_version", "network", "algorithm")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: unreadable, not ours, or made for something else."""
+
+
+def observation_version(game: str) -> int:
+    """The observation-encoding version of a game's env (its ``OBSERVATION_VERSION``, else 1)."""
+    module = env_module(game)
+    raw = getattr(module, "raw_env", None)
+    for owner, name in ((module, "OBSERVATION_VERSION"), (raw, "OBSERVATION_VERSION"), (raw, "observation_version")):
+        if getattr(owner, name, None) is not None:
+            return int(getattr(owner, name))
+    return 1
+
+
+def project_version() -> str:
+    try:
+        return importlib.metadata.version("skat31")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def make_metadata(
+    game: str,
+    env_options: dict[str, Any],
+    obs_size: int,
+    num_actions: int,
+    network: dict[str, Any],
+    algorithm: str,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The metadata block of a new checkpoint (``extra``: run_name, global_step, ...)."""
+    return {
+        "game": game,
+        "env_options": dict(env_options),
+        "obs_size": int(obs_size),
+        "num_actions": int(num_actions),
+        "observation_version": observation_version(game),
+        "network": dict(network),
+        "algorithm": algorithm,
+        "project_version": project_version(),
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        **extra,
+    }
+
+
+def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, Any], config: dict[str, Any],
+         learner: dict[str, Any] | None = None, trainer: dict[str, Any] | None = None) -> Path:
+    """Write a checkpoint atomically; ``learner`` and ``trainer`` make it resumable."""
+    data: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "metadata": metadata,
+                            "policy": policy, "config": config}
+    if learner is not None:
+        data["learner"] = learner
+    if trainer is not None:
+        data["trainer"] = trainer
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(path: str | os.PathLike, game: str | None = None, resumable: bool = False) -> dict[str, Any]:
+    """Read and check a checkpoint; ``game`` given -> refuse one made for another game.
+
+    Always refuses a file that is not a readable checkpoint of this format, or whose
+    observation encoding differs from the current env's. ``resumable`` -> also require the
+    ``learner`` and ``trainer`` parts.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises RuntimeError, UnpicklingError, EOFError, ... on bad files
+        raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or not a torch file): {e}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a {FORMAT} file (no 'format': {FORMAT!r} field)")
+    if data.get("format_version") != FORMAT_VERSION:
+        version = data.get("format_version")
+        raise CheckpointError(f"{path}: format version {version!r}, this code reads version {FORMAT_VERSION}")
+    for key in ("metadata", "policy", "config"):
+        if not isinstance(data.get(key), dict):
+            raise CheckpointError(f"{path}: missing or malformed {key!r} section")
+    meta = data["metadata"]
+    missing = [k for k in REQUIRED_METADATA if k not in meta]
+    if missing:
+        raise CheckpointError(f"{path}: metadata lacks {missing}")
+    if game is not None and meta["game"] != game:
+        raise CheckpointError(f"{path}: checkpoint is for game {meta['game']!r}, not {game!r}")
+    current = observation_version(meta["game"])
+    if meta["observation_version"] != current:
+        raise CheckpointError(
+            f"{path}: made for observation encoding version {meta['observation_version']} of "
+            f"{meta['game']!r}, but the env now encodes version {current}; retrain or use a matching release"
+        )
+    if resumable and not ("learner" in data and "trainer" in data):
+        raise CheckpointError(f"{path}: a policy-only checkpoint cannot be resumed; resume from latest.pt")
+    return data
+
+
+def load_policy_network(data: dict[str, Any], path: str | os.PathLike = "checkpoint") -> torch.nn.Module:
+    """The playing network of a loaded checkpoint, on CPU, in eval mode."""
+    try:
+        network = build_network(data["metadata"]["network"])
+        network.load_state_dict(data["policy"])
+    except (ValueError, TypeError, RuntimeError, KeyError) as e:
+        raise CheckpointError(f"{path}: policy weights do not fit the stored network spec: {e}") from None
+    return network.eval()
+
+
+def check_env_shape(metadata: dict[str, Any], obs_size: int, num_actions: int, where: str = "checkpoint") -> None:
+    """Refuse a policy whose observation/action sizes differ from an env's."""
+    if (metadata["obs_size"], metadata["num_actions"]) != (obs_size, num_actions):
+        raise CheckpointError(
+            f"{where}: trained with observation size {metadata['obs_size']} and {metadata['num_actions']} "
+            f"actions, but this env has {obs_size} and {num_actions}"
+        )

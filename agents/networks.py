@@ -1,0 +1,141 @@
+"""Policy networks and the action-masking helpers: the one place where illegal actions are masked.
+
+Every network is built from a plain-data *spec* (a dict of ints, strings and lists), so a
+checkpoint can rebuild it from the file alone::
+
+    {"kind": "policy", "obs_size": 373, "num_actions": 162, "hidden": [256, 256], "activation": "tanh"}
+
+Kinds: ``policy`` (actor only: what playing needs) and ``actor_critic`` (PPO's learner).
+
+Masking follows sb3-contrib's MaskablePPO and Huang & Ontañón (arXiv:2006.14171): illegal
+actions get the large finite logit :data:`ILLEGAL_LOGIT` (not ``-inf``, which turns an
+all-masked row into NaNs), and the entropy is taken over the legal actions only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+ILLEGAL_LOGIT = -1e8
+
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+# --- masking ---------------------------------------------------------------------------------
+
+
+def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with every illegal action (``mask`` false/0) set to :data:`ILLEGAL_LOGIT`."""
+    return logits.masked_fill(~mask.bool(), ILLEGAL_LOGIT)
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of the masked categorical distribution (illegal actions ~ -1e8)."""
+    return torch.log_softmax(mask_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only, from :func:`masked_log_probs` output."""
+    # Illegal entries become log p = 0, so they add exp(0) * 0 = 0. (Taking exp() of the -1e8 ones
+    # would give 0 too, but through an underflow path about 15x slower than a normal exp.)
+    legal_log_probs = log_probs.masked_fill(~mask.bool(), 0.0)
+    return -(legal_log_probs.exp() * legal_log_probs).sum(-1)
+
+
+def sample_actions(log_probs: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+    """One action per row by the Gumbel-max trick, with noise from ``rng`` (reproducible).
+
+    Illegal actions sit at about -1e8 and can never win against legal ones plus bounded noise.
+    """
+    noise = rng.gumbel(size=tuple(log_probs.shape)).astype(np.float32)
+    return (log_probs.numpy() + noise).argmax(axis=1)
+
+
+def greedy_actions(log_probs: torch.Tensor) -> np.ndarray:
+    """The most probable legal action per row."""
+    return log_probs.argmax(dim=1).numpy()
+
+
+# --- networks --------------------------------------------------------------------------------
+
+
+def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
+    """CleanRL's orthogonal initialisation."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+def mlp(in_size: int, hidden: list[int], out_size: int, activation: str, out_std: float) -> nn.Sequential:
+    act = ACTIVATIONS[activation]
+    layers: list[nn.Module] = []
+    size = in_size
+    for width in hidden:
+        layers += [layer_init(nn.Linear(size, width)), act()]
+        size = width
+    layers.append(layer_init(nn.Linear(size, out_size), std=out_std))
+    return nn.Sequential(*layers)
+
+
+class PolicyMLP(nn.Module):
+    """An actor MLP alone: what a playing agent needs (checkpoints, snapshots, opponents)."""
+
+    kind = "policy"
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "tanh") -> None:
+        super().__init__()
+        self.spec = network_spec(self.kind, obs_size, num_actions, hidden, activation)
+        self.actor = mlp(obs_size, hidden, num_actions, activation, out_std=0.01)
+
+    def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """Unmasked action logits; every network kind offers this for playing."""
+        return self.actor(obs)
+
+
+class ActorCritic(PolicyMLP):
+    """Separate actor and critic MLPs over the observation vector (CleanRL's layout)."""
+
+    kind = "actor_critic"
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "tanh") -> None:
+        super().__init__(obs_size, num_actions, hidden, activation)
+        self.critic = mlp(obs_size, hidden, 1, activation, out_std=1.0)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs).squeeze(-1)
+
+    def policy_spec(self) -> dict[str, Any]:
+        """Spec of the playing part (a :class:`PolicyMLP`)."""
+        return {**self.spec, "kind": PolicyMLP.kind}
+
+    def policy_state_dict(self) -> dict[str, torch.Tensor]:
+        """Weights of the playing part; they load into a :class:`PolicyMLP`."""
+        return {k: v.detach().clone() for k, v in self.state_dict().items() if k.startswith("actor.")}
+
+
+NETWORKS: dict[str, type[nn.Module]] = {PolicyMLP.kind: PolicyMLP, ActorCritic.kind: ActorCritic}
+
+
+def network_spec(kind: str, obs_size: int, num_actions: int, hidden: list[int], activation: str) -> dict[str, Any]:
+    """The plain-data description :func:`build_network` rebuilds a network from."""
+    if kind not in NETWORKS:
+        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(NETWORKS)}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
+    if not hidden or any(int(w) <= 0 for w in hidden):
+        raise ValueError(f"hidden must be a non-empty list of positive layer widths, got {hidden!r}")
+    return {"kind": kind, "obs_size": int(obs_size), "num_actions": int(num_actions),
+            "hidden": [int(w) for w in hidden], "activation": activation}
+
+
+def build_network(spec: dict[str, Any]) -> nn.Module:
+    """A fresh network from its spec (see the module docstring)."""
+    spec = dict(spec)
+    kind = spec.pop("kind", None)
+    if kind not in NETWORKS:
+        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(NETWORKS)}")
+    return NETWORKS[kind](**spec)

@@ -1,0 +1,111 @@
+"""Masked PPO: masking helpers, GAE, and that updates learn without ever choosing a masked action."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import (
+    ILLEGAL_LOGIT,
+    build_network,
+    mask_logits,
+    masked_entropy,
+    masked_log_probs,
+    network_spec,
+    sample_actions,
+)
+from agents.ppo import PPO, PPOConfig, compute_gae
+from envs.gym import aec_env
+from train.opponents import OpponentPool
+from train.rollout import RolloutWorker
+
+GAME_OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3}}
+
+
+def test_mask_logits_uses_a_large_finite_negative():
+    logits = torch.zeros(2, 4)
+    mask = torch.tensor([[1, 0, 1, 0], [0, 0, 0, 0]], dtype=torch.int8)
+    masked = mask_logits(logits, mask)
+    assert masked[0, 1] == ILLEGAL_LOGIT == -1e8
+    assert torch.isfinite(masked).all()
+    log_probs = masked_log_probs(logits, mask)
+    assert torch.isfinite(log_probs).all()  # even the all-masked row: no NaN
+    assert torch.allclose(log_probs[0].exp(), torch.tensor([0.5, 0.0, 0.5, 0.0]))
+
+
+def test_entropy_counts_legal_actions_only():
+    logits = torch.randn(3, 6)
+    mask = torch.tensor([[1, 1, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [1, 0, 0, 0, 0, 0]])
+    entropy = masked_entropy(masked_log_probs(torch.zeros(3, 6), mask), mask)
+    assert torch.allclose(entropy, torch.tensor([np.log(2), np.log(6), 0.0], dtype=torch.float32), atol=1e-6)
+    assert torch.isfinite(masked_entropy(masked_log_probs(logits, mask), mask)).all()
+
+
+def test_sampling_never_picks_a_masked_action():
+    rng = np.random.default_rng(0)
+    logits = torch.tensor(rng.normal(size=(500, 10)) * 20, dtype=torch.float32)
+    mask = torch.tensor(rng.random((500, 10)) < 0.3)
+    mask[:, 3] = True
+    actions = sample_actions(masked_log_probs(logits, mask), rng)
+    assert mask[np.arange(500), actions].all()
+
+
+def test_gae_on_two_trajectories():
+    rewards = np.array([0.0, 1.0, 0.0, 0.0, -1.0], dtype=np.float32)
+    values = np.array([0.5, 0.5, 0.2, 0.1, 0.0], dtype=np.float32)
+    dones = np.array([False, True, False, False, True])
+    adv, ret = compute_gae(rewards, values, dones, gamma=1.0, gae_lambda=1.0)
+    # lambda = gamma = 1: returns are the undiscounted rewards-to-go of each trajectory
+    assert np.allclose(ret, [1.0, 1.0, -1.0, -1.0, -1.0])
+    assert np.allclose(adv, ret - values)
+    adv0, ret0 = compute_gae(rewards, values, dones, gamma=0.9, gae_lambda=0.0)
+    assert np.allclose(ret0, rewards + 0.9 * np.array([0.5, 0.0, 0.1, 0.0, 0.0]))  # one-step TD targets
+
+
+def _worker(game: str, spec: dict, seed: int = 0) -> RolloutWorker:
+    return RolloutWorker(game, GAME_OPTIONS[game], 4, "ppo", spec, {**spec, "kind": "policy"},
+                         learner_seats=1, num_steps=12, reward_scale=0.01, seed=seed)
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_ppo_updates_change_weights_and_respect_masks(game):
+    torch.manual_seed(0)
+    env = aec_env(game, **GAME_OPTIONS[game])
+    seat = env.possible_agents[0]
+    spec = network_spec("actor_critic", env.observation_space(seat)["observation"].shape[0],
+                        env.action_space(seat).n, [32, 32], "tanh")
+    learner = PPO(spec, PPOConfig(learning_rate=1e-3, update_epochs=2, num_minibatches=2))
+    worker = _worker(game, spec)
+    worker.network.load_state_dict(learner.network.state_dict())
+    before = {k: v.clone() for k, v in learner.network.state_dict().items()}
+    pool = OpponentPool({"random": 1.0, "self": 1.0}, 4, "uniform")
+    rng = np.random.default_rng(0)
+    worker.sync(pool.plan(), {})
+    for update in range(3):
+        batch, episodes = worker.collect(update, 0, [0, 1, 2, 3])
+        assert len(batch["action"]) >= 4 * 12 and episodes
+        assert batch["mask"][np.arange(len(batch["action"])), batch["action"]].all(), "picked a masked action"
+        assert batch["done"][-1] and np.isfinite(batch["logp"]).all()
+        metrics = learner.update(batch, progress=update / 3, rng=rng)
+        assert all(np.isfinite(v) for k, v in metrics.items() if k != "losses/explained_variance")
+        worker.network.load_state_dict(learner.network.state_dict())
+    after = learner.network.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+    # The playing part rebuilds as a policy-only network with the same logits.
+    spec_p, state_p = learner.policy()
+    policy = build_network(spec_p)
+    policy.load_state_dict(state_p)
+    obs = torch.from_numpy(batch["obs"][:5])
+    assert torch.equal(policy.policy_logits(obs), learner.network.policy_logits(obs))
+
+
+def test_learning_rate_anneals():
+    spec = network_spec("actor_critic", 4, 3, [8], "tanh")
+    learner = PPO(spec, PPOConfig(learning_rate=1e-3, update_epochs=1, num_minibatches=1))
+    batch = {"obs": np.zeros((4, 4), np.float32), "mask": np.ones((4, 3), bool), "action": np.zeros(4, np.int64),
+             "reward": np.ones(4, np.float32), "done": np.array([0, 1, 0, 1], bool),
+             "logp": np.full(4, np.log(1 / 3), np.float32), "value": np.zeros(4, np.float32)}
+    rng = np.random.default_rng(0)
+    assert learner.update(batch, 0.0, rng)["charts/learning_rate"] == pytest.approx(1e-3)
+    assert learner.update(batch, 0.75, rng)["charts/learning_rate"] == pytest.approx(2.5e-4)

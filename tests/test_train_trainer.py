@@ -1,0 +1,109 @@
+"""The trainer end to end on both games: logs, checkpoints, exact resume, rollout bookkeeping."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from agents import checkpoint, make
+from agents.networks import network_spec
+from envs.gym import aec_env
+from train.__main__ import main
+from train.config import load_config
+from train.evaluate import evaluate, is_win
+from train.opponents import OpponentPool
+from train.rollout import RolloutWorker
+from train.trainer import Trainer
+
+ENV_OPTIONS = {"skat": "{}", "thirtyone": "{num_players: 3, lives: 1}"}
+
+
+def tiny(tmp_path, game: str, *overrides: str) -> list[str]:
+    return [
+        f"game={game}", f"env_options={ENV_OPTIONS[game]}", "hidden=16", "num_envs=4", "num_steps=6",
+        "num_workers=1", "rollout_chunks=2", "total_timesteps=80", "eval_every=1", "eval_episodes=6",
+        "checkpoint_every=1", "snapshot_every=1", "pool_size=2", "opponents=self:1,snapshot:1,random:1,rule:1",
+        "progress=false", "reward_scale=0.01", f"runs_dir={tmp_path}/runs", f"checkpoint_dir={tmp_path}/ckpt",
+        "run_name=t", "best_metric=eval/win_rate_vs_rule", *overrides,
+    ]
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_training_logs_and_checkpoints(tmp_path, game):
+    trainer = Trainer(load_config(overrides=tiny(tmp_path, game)))
+    results = trainer.train()
+    assert trainer.update >= 2 and trainer.global_step >= 80
+    assert set(results) >= {"eval/win_rate_vs_random", "eval/mean_score_vs_rule"}
+    run = tmp_path / "ckpt" / "t"
+    latest = checkpoint.load(run / "latest.pt", game=game, resumable=True)
+    assert latest["trainer"]["global_step"] == trainer.global_step
+    assert latest["metadata"]["network"]["kind"] == "policy"
+    assert "eval/win_rate_vs_rule" in checkpoint.load(run / "best.pt")["metadata"]["eval"]
+    events = EventAccumulator(str(tmp_path / "runs" / "t"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in ("charts/episodic_return", "charts/SPS", "losses/policy_loss", "losses/value_loss",
+                "losses/entropy", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance",
+                "eval/win_rate_vs_random", "eval/mean_score_vs_rule"):
+        assert tag in tags, tag
+    assert any(t.startswith("game/") for t in tags)
+    assert "config/text_summary" in events.Tags()["tensors"]
+
+
+def test_resume_continues_exactly(tmp_path):
+    straight = Trainer(load_config(overrides=tiny(tmp_path / "a", "skat", "total_timesteps=100")))
+    straight.train()
+    first = Trainer(load_config(overrides=tiny(tmp_path / "b", "skat", "total_timesteps=1")))
+    first.train()
+    assert first.update == 1
+    latest = tmp_path / "b" / "ckpt" / "t" / "latest.pt"
+    assert main(["--resume", str(latest), "--set", "total_timesteps=100"]) == 0
+    resumed = Trainer.resume(str(latest))
+    assert (resumed.update, resumed.global_step, resumed.episodes) == (
+        straight.update, straight.global_step, straight.episodes)
+    assert [i for i, _ in resumed.pool.snapshots] == [i for i, _ in straight.pool.snapshots]
+    for key, value in straight.learner.network.state_dict().items():
+        assert torch.equal(value, resumed.learner.network.state_dict()[key]), key
+    assert resumed.rng.bit_generator.state == straight.rng.bit_generator.state
+
+
+def test_worker_processes_do_not_change_the_result(tmp_path):
+    runs = []
+    for workers in (1, 2):
+        trainer = Trainer(load_config(overrides=tiny(tmp_path / str(workers), "skat", f"num_workers={workers}",
+                                                     "rollout_chunks=3", "num_envs=6", "eval_opponents=[]")))
+        trainer.train()
+        runs.append(trainer)
+    assert runs[0].global_step == runs[1].global_step and runs[0].update >= 2
+    for key, value in runs[0].learner.network.state_dict().items():
+        assert torch.equal(value, runs[1].learner.network.state_dict()[key]), key
+
+
+@pytest.mark.parametrize("game, learner_seats", [("skat", 3), ("thirtyone", 1)])
+def test_rollout_credits_every_reward_to_the_seat_that_earned_it(game, learner_seats):
+    env = aec_env(game, **load_config(overrides=[f"env_options={ENV_OPTIONS[game]}"]).env_options)
+    seat = env.possible_agents[0]
+    spec = network_spec("actor_critic", env.observation_space(seat)["observation"].shape[0],
+                        env.action_space(seat).n, [8], "tanh")
+    worker = RolloutWorker(game, {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}[game], 3, "ppo",
+                           spec, {**spec, "kind": "policy"}, learner_seats=learner_seats, num_steps=10,
+                           reward_scale=1.0, seed=3)
+    worker.sync(OpponentPool({"random": 1.0}, 1, "uniform").plan(), {})
+    batch, episodes = worker.collect(0, 0, [0, 1, 2])
+    learner_returns = [r for e in episodes for r, p in zip(e.returns, e.players, strict=True) if p == "learner"]
+    assert batch["done"].sum() == len(learner_returns)  # one complete trajectory per (deal, learner seat)
+    assert batch["reward"].sum() == pytest.approx(sum(learner_returns))
+    assert np.count_nonzero(batch["reward"][~batch["done"]]) == 0  # rewards come only at the end of a deal
+    again, _ = worker.collect(0, 0, [0, 1, 2])
+    assert all(np.array_equal(batch[k], again[k]) for k in batch)  # (seed, update, chunk) fixes a rollout
+
+
+def test_evaluation_statistics():
+    assert is_win([90.0, 0.0, 0.0], 0) and not is_win([90.0, 0.0, 0.0], 1)
+    assert is_win([-110.0, 40.0, 40.0], 2) and not is_win([0.0, 0.0, 0.0], 0)
+    result = evaluate(make("random", game="skat", seed=1), "random", "skat", episodes=30)
+    assert result.episodes == 30 and 0.0 <= result.win_rate <= 1.0 and result.score_ci > 0
+    low, high = result.win_ci
+    assert low <= result.win_rate <= high

@@ -1,0 +1,197 @@
+"""Training configuration: common keys + one section per algorithm, from YAML and ``--set``.
+
+A config file is flat YAML for the common keys plus one nested mapping per algorithm::
+
+    game: skat
+    total_timesteps: 200000
+    opponents: {self: 0.6, snapshot: 0.3, rule: 0.1}
+    ppo:
+      learning_rate: 0.0003
+
+``--set key=value`` overrides a key (``--set ppo.ent_coef=0.02``); values are parsed as YAML
+and converted to the key's type (``--set hidden=128,128``, ``--set opponents=self:1,rule:1``).
+An unknown key is an error that names it and lists the valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+import yaml
+
+from agents import ALGORITHMS, TRAINING_ONLY_SPECS
+from agents.ppo import PPOConfig
+from envs.gym import GAMES
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "skat_ppo.yaml"
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message names the key."""
+
+
+@dataclass
+class TrainConfig:
+    """Keys common to every algorithm. Steps count learner decisions (transitions)."""
+
+    game: str = "skat"
+    env_options: dict[str, Any] = field(default_factory=dict)  # passed to the env's raw_env(...)
+    algorithm: str = "ppo"
+    run_name: str = ""  # "" -> <game>_<algorithm>_<seed>_<unix time>
+    seed: int = 1
+    total_timesteps: int = 200_000
+    num_envs: int = 32  # env instances, split over the workers
+    num_steps: int = 32  # learner decisions per env per update (whole episodes: a little more)
+    num_workers: int = 2  # processes collecting rollouts (the trainer process is one of them)
+    rollout_chunks: int = 0  # env groups handed to free workers; 0: one per worker (fastest on an idle
+    #                          machine); > 0: also balances busy cores, and the data no longer depends on num_workers
+    torch_threads: int = 1  # torch threads of the update (more can stall when the cores are shared)
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    reward_scale: float = 1.0  # multiplies env rewards for learning (logs show raw returns)
+    learner_seats: int = 1  # seats per deal the learner plays and learns from; they rotate
+    opponents: dict[str, float] = field(default_factory=lambda: {"self": 1.0})  # spec -> weight
+    snapshot_every: int = 10  # updates between copies of the learner added to the pool
+    pool_size: int = 8  # snapshots kept (oldest dropped)
+    pool_sampling: str = "uniform"  # or "recency": snapshot i of k drawn with weight i+1
+    eval_every: int = 10  # updates between evaluations (0: only at the end)
+    eval_episodes: int = 200  # deals per evaluation opponent, seats rotated
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "rule"])  # [] -> no evaluation
+    eval_greedy: bool = False  # evaluate the argmax policy instead of sampling
+    best_metric: str = "eval/mean_score_vs_rule"
+    checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
+    runs_dir: str = "runs"
+    checkpoint_dir: str = "checkpoints"
+    progress: bool = True
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+SECTIONS = {name for name, hint in get_type_hints(TrainConfig).items() if dataclasses.is_dataclass(hint)}
+POOL_SAMPLING = ("uniform", "recency")
+
+
+def load_config(path: str | os.PathLike | None = None, overrides: list[str] | None = None,
+                base: dict[str, Any] | None = None) -> TrainConfig:
+    """Defaults <- ``base`` dict (e.g. a checkpoint's config) <- YAML file <- ``--set`` overrides."""
+    cfg = TrainConfig()
+    if base is not None:
+        _apply(cfg, base, "checkpoint config")
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {str(path)!r} not found")
+        data = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping of config keys at the top level")
+        _apply(cfg, data, str(path))
+    for item in overrides or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set expects key=value, got {item!r}")
+        name, dot, sub = key.strip().partition(".")
+        value = yaml.safe_load(text) if text.strip() else ""
+        if dot:  # a section key (ppo.ent_coef) or one entry of a mapping (env_options.num_players)
+            current = getattr(cfg, name, None)
+            value = {**current, sub: value} if isinstance(current, dict) else {sub: value}
+        _apply(cfg, {name: value}, "--set")
+    validate(cfg)
+    return cfg
+
+
+def _apply(obj: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
+    hints = get_type_hints(type(obj))
+    for key, value in data.items():
+        if key not in hints:
+            valid = sorted(hints)
+            close = difflib.get_close_matches(str(key), valid, n=1)
+            hint = f" (did you mean {prefix + close[0]!r}?)" if close else ""
+            raise ConfigError(f"{source}: unknown config key {prefix + str(key)!r}{hint}; "
+                              f"valid keys{' of ' + prefix[:-1] if prefix else ''}: {', '.join(valid)}")
+        if key in SECTIONS and not prefix:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: {key!r} is a section; give a mapping or use --set {key}.<key>=value")
+            _apply(getattr(obj, key), value, source, prefix=f"{key}.")
+        else:
+            setattr(obj, key, _coerce(value, hints[key], f"{source}: {prefix}{key}"))
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
+            return None
+        return _coerce(value, next(a for a in args if a is not type(None)), where)
+    if origin is list:
+        if isinstance(value, str):
+            items = [v for v in value.split(",") if v.strip()]
+        else:
+            items = value if isinstance(value, list) else [value]  # hidden=64 -> [64]
+        if any(isinstance(v, list | dict) for v in items):
+            raise ConfigError(f"{where}: expected a flat list, got {value!r}")
+        return [_coerce(yaml.safe_load(v) if isinstance(v, str) else v, args[0], where) for v in items]
+    if origin is dict:
+        if isinstance(value, str):  # "a:1,b:2"
+            pairs = [p.rpartition(":") for p in value.split(",") if p.strip()]
+            value = {k.strip(): yaml.safe_load(v) for k, _, v in pairs}
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
+        return {str(k): v if args[1] is Any else _coerce(v, args[1], where) for k, v in value.items()}
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    if hint in (int, float):
+        try:
+            number = float(value) if isinstance(value, str) else value
+            if isinstance(number, bool) or not isinstance(number, int | float):
+                raise TypeError
+            if hint is int:
+                if number != int(number):
+                    raise ValueError
+                return int(number)
+            return float(number)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: expected {hint.__name__}, got {value!r}") from None
+    if hint is str:
+        return str(value)
+    return value
+
+
+def validate(cfg: TrainConfig) -> None:
+    """Check values that have a type but also a range or a fixed set."""
+
+    def fail(key: str, message: str) -> None:
+        raise ConfigError(f"config key {key!r}: {message}")
+
+    if cfg.game not in GAMES:
+        fail("game", f"unknown game {cfg.game!r}; known: {list(GAMES)}")
+    if cfg.algorithm not in ALGORITHMS:
+        fail("algorithm", f"unknown algorithm {cfg.algorithm!r}; known: {sorted(ALGORITHMS)}")
+    for key in ("total_timesteps", "num_envs", "num_steps", "num_workers", "torch_threads", "learner_seats",
+                "pool_size", "eval_episodes"):
+        if getattr(cfg, key) < 1:
+            fail(key, f"must be at least 1, got {getattr(cfg, key)}")
+    for key in ("rollout_chunks", "snapshot_every", "eval_every", "checkpoint_every"):
+        if getattr(cfg, key) < 0:
+            fail(key, f"must be >= 0, got {getattr(cfg, key)}")
+    if cfg.pool_sampling not in POOL_SAMPLING:
+        fail("pool_sampling", f"expected one of {list(POOL_SAMPLING)}, got {cfg.pool_sampling!r}")
+    if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
+        fail("opponents", f"needs specs with non-negative weights and a positive sum, got {cfg.opponents!r}")
+    for spec in list(cfg.opponents) + list(cfg.eval_opponents):
+        if spec not in ("random", "rule", *TRAINING_ONLY_SPECS) and not os.path.isfile(spec):
+            fail("opponents", f"{spec!r} is neither random, rule, self, snapshot nor an existing checkpoint file")
+    for spec in cfg.eval_opponents:
+        if spec in TRAINING_ONLY_SPECS:
+            fail("eval_opponents", f"{spec!r} cannot be an evaluation opponent")
+    if not cfg.best_metric.startswith("eval/"):
+        fail("best_metric", f"must be an eval/ tag such as 'eval/mean_score_vs_rule', got {cfg.best_metric!r}")

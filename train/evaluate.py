@@ -1,0 +1,106 @@
+"""Evaluation during training: one agent against a baseline in every other seat, seats rotated.
+
+Deal ``k`` puts the agent in seat ``k mod n``, so it plays every position equally often (in
+Skat: forehand, middlehand and rearhand, and thereby declarer and both defender roles). The
+deals come from a fixed seed, so successive evaluations of a run see the same deals.
+
+* score: the agent's raw return per deal (Skat: tournament points; Thirty-One: the env's reward),
+  mean with a normal 95% confidence interval;
+* win: the agent's return is the highest at the table and not everyone's is equal (Skat: a won
+  game as declarer, or a defeated declarer as defender; a passed-in deal is no win), with a
+  Wilson 95% interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import agents
+from agents import checkpoint
+from agents.base import Agent
+from envs.gym import aec_env
+from train.rollout import Episode, Seating, play
+from train.stats import normal_mean, wilson_interval
+
+
+@dataclass
+class EvalResult:
+    opponent: str
+    episodes: int
+    mean_score: float
+    score_ci: float  # half-width of the 95% interval
+    win_rate: float
+    win_ci: tuple[float, float]  # Wilson 95% interval
+
+    def __str__(self) -> str:
+        return (f"vs {self.opponent}: score {self.mean_score:+.2f} ± {self.score_ci:.2f}, "
+                f"win {self.win_rate:.1%} [{self.win_ci[0]:.1%}, {self.win_ci[1]:.1%}] ({self.episodes} deals)")
+
+
+def is_win(returns: list[float], seat: int) -> bool:
+    best = max(returns)
+    return returns[seat] == best and best > min(returns)
+
+
+def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any] | None = None,
+             episodes: int = 200, seed: int = 0, num_envs: int = 16) -> EvalResult:
+    """Play ``episodes`` deals of ``agent`` against ``opponent`` (a spec string) in every other seat."""
+    if not agent.shareable:
+        num_envs = 1  # an agent with per-deal state plays one deal at a time
+    envs = [aec_env(game, **(env_options or {})) for _ in range(min(num_envs, episodes))]
+    n = len(envs[0].possible_agents)
+    seat0 = envs[0].possible_agents[0]
+    env_shape = (envs[0].observation_space(seat0)["observation"].shape[0], int(envs[0].action_space(seat0).n))
+    rng = np.random.default_rng([seed, 7919])
+    opponents: dict[tuple[int, int], Agent] = {}
+    shared: Agent | None = None
+    started = 0
+
+    def opponent_for(i: int, seat: int) -> Agent:
+        nonlocal shared
+        if shared is not None:
+            return shared
+        if (i, seat) not in opponents:
+            made = agents.make(opponent, game=game, seed=int(rng.integers(2**31)))
+            _check_shape(made, env_shape, opponent)
+            if made.shareable:
+                shared = made
+            opponents[i, seat] = made
+        return opponents[i, seat]
+
+    def start(i: int, _learner_steps: int) -> Seating | None:
+        nonlocal started
+        if started >= episodes:
+            return None
+        seat = started % n
+        started += 1
+        actors = [agent if s == seat else opponent_for(i, s) for s in range(n)]
+        players = ["agent" if s == seat else opponent for s in range(n)]
+        return int(rng.integers(2**31)), actors, players
+
+    _check_shape(agent, env_shape, "the evaluated agent")
+    results, _ = play(envs, start)
+    return summarize(opponent, results)
+
+
+def _check_shape(agent: Agent, env_shape: tuple[int, int], where: str) -> None:
+    """A checkpoint-made agent must fit the env's observation and action sizes."""
+    metadata = getattr(agent, "metadata", None)
+    if metadata and "obs_size" in metadata:
+        checkpoint.check_env_shape(metadata, *env_shape, where=where)
+
+
+def summarize(opponent: str, results: list[Episode]) -> EvalResult:
+    """Scores and wins of the seat marked "agent" in each episode."""
+    scores, wins = [], 0
+    for episode in results:
+        seat = episode.players.index("agent")
+        scores.append(episode.returns[seat])
+        wins += is_win(episode.returns, seat)
+    n = len(scores)
+    score = normal_mean(np.asarray(scores))
+    return EvalResult(opponent, n, score.value, score.half_width, wins / n if n else float("nan"),
+                      wilson_interval(wins, n))

@@ -1,0 +1,221 @@
+"""The training loop: collect -> update -> log -> snapshot / evaluate / checkpoint, repeat.
+
+Steps count learner decisions (transitions), as SB3 and CleanRL count env steps of the agent.
+TensorBoard tags (under ``runs/<run name>/``)::
+
+    charts/episodic_return, charts/episodic_length, charts/SPS, charts/learning_rate, charts/episodes
+    losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}
+    eval/{mean_score, mean_score_ci, win_rate}_vs_<opponent>     (seats rotated, train.evaluate)
+    game/<key>          means of env.unwrapped.episode_stats() over the update's deals
+    text "config"       the config as a table
+
+Checkpoints under ``checkpoints/<run name>/``: ``latest.pt`` (resumable) and ``best.pt`` (the
+playing policy with the best ``best_metric`` so far, with its evaluation in the metadata).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from agents import algorithm, checkpoint
+from agents.networks import network_spec
+from agents.neural import NeuralAgent
+from envs.gym import aec_env
+from train.config import SECTIONS, ConfigError, TrainConfig, load_config
+from train.evaluate import EvalResult, evaluate
+from train.opponents import OpponentPool
+from train.rollout import LEARNER, Collector, Episode
+
+EVAL_METRICS = ("mean_score", "win_rate")
+
+
+def opponent_tag(spec: str) -> str:
+    """The TensorBoard name of an evaluation opponent (a checkpoint file by its stem)."""
+    return Path(spec).stem if spec.endswith(".pt") else spec
+
+
+class Trainer:
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)  # minibatch order; rollouts seed themselves per update
+        if not cfg.run_name:
+            cfg.run_name = f"{cfg.game}_{cfg.algorithm}_{cfg.seed}_{int(time.time())}"
+        eval_tags = [f"eval/{m}_vs_{opponent_tag(o)}" for o in cfg.eval_opponents for m in EVAL_METRICS]
+        if cfg.eval_opponents and cfg.best_metric not in eval_tags:
+            raise ConfigError(f"config key 'best_metric': {cfg.best_metric!r} is not measured; "
+                              f"with these eval_opponents choose one of {eval_tags}")
+
+        probe = aec_env(cfg.game, **cfg.env_options)
+        seat = probe.possible_agents[0]
+        self.obs_size = int(probe.observation_space(seat)["observation"].shape[0])
+        self.num_actions = int(probe.action_space(seat).n)
+        learner_cls = algorithm(cfg.algorithm)
+        self.network_spec = network_spec(learner_cls.network_kind, self.obs_size, self.num_actions,
+                                         cfg.hidden, cfg.activation)
+        self.learner = learner_cls(self.network_spec, getattr(cfg, cfg.algorithm))
+        self.pool = OpponentPool(cfg.opponents, cfg.pool_size, cfg.pool_sampling)
+        self.global_step = 0
+        self.update = 0
+        self.episodes = 0
+        self.best = -math.inf
+        self.last_eval: dict[str, float] = {}
+        self.last_metrics: dict[str, float] = {}  # of the latest update
+        self.run_dir = Path(cfg.runs_dir) / cfg.run_name
+        self.checkpoint_dir = Path(cfg.checkpoint_dir) / cfg.run_name
+
+    # --- checkpoints ----------------------------------------------------------------------------
+
+    @classmethod
+    def resume(cls, path: str, overrides: list[str] | None = None) -> Trainer:
+        """A trainer in the exact state saved in a full checkpoint (``--set`` may change keys)."""
+        data = checkpoint.load(path, resumable=True)
+        trainer = cls(load_config(base=data["config"], overrides=overrides))
+        try:
+            trainer.learner.load_state_dict(data["learner"])
+        except (RuntimeError, ValueError, KeyError) as e:
+            raise checkpoint.CheckpointError(f"{path}: does not fit this config's network/algorithm: {e}") from None
+        state = data["trainer"]
+        trainer.global_step, trainer.update, trainer.episodes = state["global_step"], state["update"], state["episodes"]
+        trainer.best, trainer.last_eval = state["best"], dict(state["last_eval"])
+        trainer.pool.load_state_dict(state["pool"])
+        rng = state["rng"]
+        trainer.rng.bit_generator.state = rng["numpy"]
+        torch.set_rng_state(rng["torch"])
+        random.setstate((rng["python"][0], tuple(rng["python"][1]), rng["python"][2]))
+        return trainer
+
+    def save(self, path: Path, full: bool = True, **extra_metadata: Any) -> Path:
+        """``full``: resumable (learner and trainer state); else the playing policy only."""
+        policy_spec, policy_state = self.learner.policy()
+        meta = checkpoint.make_metadata(
+            self.cfg.game, self.cfg.env_options, self.obs_size, self.num_actions, policy_spec,
+            self.cfg.algorithm, run_name=self.cfg.run_name, global_step=self.global_step, update=self.update,
+            **extra_metadata)
+        trainer_state = None
+        if full:
+            py = random.getstate()
+            trainer_state = {
+                "global_step": self.global_step, "update": self.update, "episodes": self.episodes,
+                "best": self.best, "last_eval": self.last_eval, "pool": self.pool.state_dict(),
+                "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
+                        "python": [py[0], list(py[1]), py[2]]},
+            }
+        return checkpoint.save(path, meta, policy_state, self.cfg.to_dict(),
+                               learner=self.learner.state_dict() if full else None, trainer=trainer_state)
+
+    # --- evaluation -----------------------------------------------------------------------------
+
+    def evaluate(self) -> dict[str, EvalResult]:
+        agent = NeuralAgent(self.learner.network, self.cfg.game, greedy=self.cfg.eval_greedy, seed=self.cfg.seed)
+        return {opponent_tag(o): evaluate(agent, o, self.cfg.game, self.cfg.env_options, self.cfg.eval_episodes,
+                                          seed=self.cfg.seed) for o in self.cfg.eval_opponents}
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def train(self) -> dict[str, float]:
+        """Train until ``total_timesteps``; returns the last evaluation's metrics."""
+        cfg = self.cfg
+        writer = SummaryWriter(str(self.run_dir), purge_step=self.global_step or None)
+        if self.update == 0:
+            writer.add_text("config", config_markdown(cfg))
+        chunks = min(cfg.rollout_chunks or cfg.num_workers, cfg.num_envs)
+        collector = Collector(cfg.game, cfg.env_options, cfg.num_envs, chunks, min(cfg.num_workers, chunks),
+                              cfg.algorithm, self.network_spec, self.learner.policy()[0], self.learner.network,
+                              cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        bar = tqdm(total=cfg.total_timesteps, initial=min(self.global_step, cfg.total_timesteps), unit="step",
+                   disable=not cfg.progress, dynamic_ncols=True, desc=cfg.run_name)
+        start_time, start_step = time.time(), self.global_step
+        try:
+            while self.global_step < cfg.total_timesteps:
+                progress = self.global_step / cfg.total_timesteps
+                torch.set_num_threads(1)  # small batched forwards; the other workers use the other cores
+                batch, episodes = collector.collect(self.update, self.pool.plan(), self.pool.snapshots)
+                if not batch:
+                    raise RuntimeError("the rollout produced no learner decisions; check learner_seats and the env")
+                torch.set_num_threads(cfg.torch_threads)  # the workers are idle during the update
+                metrics = self.learner.update(batch, progress, self.rng)
+                steps = len(batch["action"])
+                self.update += 1
+                self.global_step += steps
+                self.episodes += len(episodes)
+                metrics.update(episode_metrics(episodes))
+                metrics["charts/episodes"] = self.episodes
+                metrics["charts/SPS"] = (self.global_step - start_step) / max(time.time() - start_time, 1e-9)
+                for tag, value in metrics.items():
+                    writer.add_scalar(tag, value, self.global_step)
+                self.last_metrics = metrics
+
+                if cfg.snapshot_every and self.update % cfg.snapshot_every == 0:
+                    self.pool.add_snapshot(self.learner.policy()[1])
+                last = self.global_step >= cfg.total_timesteps
+                if cfg.eval_opponents and (last or (cfg.eval_every and self.update % cfg.eval_every == 0)):
+                    self._evaluate_and_keep_best(writer)
+                if last or (cfg.checkpoint_every and self.update % cfg.checkpoint_every == 0):
+                    self.save(self.checkpoint_dir / "latest.pt")
+
+                bar.update(min(steps, cfg.total_timesteps - bar.n))
+                bar.set_postfix_str(self._status(metrics))
+        finally:
+            bar.close()
+            writer.close()
+            collector.close()
+        return self.last_eval
+
+    def _evaluate_and_keep_best(self, writer: SummaryWriter) -> None:
+        results = self.evaluate()
+        self.last_eval = {}
+        for tag, result in results.items():
+            self.last_eval[f"eval/mean_score_vs_{tag}"] = result.mean_score
+            self.last_eval[f"eval/mean_score_ci_vs_{tag}"] = result.score_ci
+            self.last_eval[f"eval/win_rate_vs_{tag}"] = result.win_rate
+        for tag, value in self.last_eval.items():
+            writer.add_scalar(tag, value, self.global_step)
+        score = self.last_eval[self.cfg.best_metric]
+        if score > self.best:
+            self.best = score
+            self.save(self.checkpoint_dir / "best.pt", full=False, eval=dict(self.last_eval))
+
+    def _status(self, metrics: dict[str, float]) -> str:
+        parts = [f"sps={metrics['charts/SPS']:.0f}"]
+        if "charts/episodic_return" in metrics:
+            parts.append(f"ret={metrics['charts/episodic_return']:+.2f}")
+        for tag in self.cfg.eval_opponents:
+            tag = opponent_tag(tag)
+            if f"eval/mean_score_vs_{tag}" in self.last_eval:
+                parts.append(f"{tag}:{self.last_eval[f'eval/mean_score_vs_{tag}']:+.2f}"
+                             f"/{self.last_eval[f'eval/win_rate_vs_{tag}']:.0%}")
+        return " ".join(parts)
+
+
+def episode_metrics(episodes: list[Episode]) -> dict[str, float]:
+    """charts/episodic_return (learner seats, raw), charts/episodic_length, game/* means."""
+    if not episodes:
+        return {}
+    returns = [r for e in episodes for r, p in zip(e.returns, e.players, strict=True) if p == LEARNER]
+    metrics = {"charts/episodic_length": float(np.mean([e.length for e in episodes]))}
+    if returns:
+        metrics["charts/episodic_return"] = float(np.mean(returns))
+    keys = sorted({k for e in episodes for k in e.stats})
+    for key in keys:
+        values = [float(e.stats[key]) for e in episodes if key in e.stats]
+        metrics[f"game/{key}"] = float(np.mean(values))
+    return metrics
+
+
+def config_markdown(cfg: TrainConfig) -> str:
+    rows = []
+    for key, value in cfg.to_dict().items():
+        items = value.items() if key in SECTIONS else [("", value)]
+        rows += [f"|{key}{'.' + sub if sub else ''}|{v}|" for sub, v in items]
+    return "|param|value|\n|-|-|\n" + "\n".join(rows)
