@@ -1,11 +1,11 @@
 """Benchmark agents against each other: duplicate Skat deals, seat-rotated Thirty-One games.
 
-    python -m train.eval_cli --game skat rule random --deals 300
-    python -m train.eval_cli --game skat checkpoints/skat_ppo.pt rule random --deals 2000 --seed 1
-    python -m train.eval_cli --game thirtyone rule random --deals 50 --env num_players=4
-    python -m train.eval_cli --game skat my_agents.py:MyAgent --vs shipped            # new vs shipped
-    python -m train.eval_cli --league league.json --game skat checkpoints/new.pt   # place on the ladder
-    python -m train.eval_cli --league league.json --game skat                     # show the ladder
+    python -m train.evaluate --game skat rule random --deals 300
+    python -m train.evaluate --game skat checkpoints/skat_ppo.pt rule random --deals 2000 --seed 1
+    python -m train.evaluate --game thirtyone rule random --deals 50 --env num_players=4
+    python -m train.evaluate --game skat my_agents.py:MyAgent --vs shipped            # new vs shipped
+    python -m train.evaluate --league league.json --game skat checkpoints/new.pt   # place on the ladder
+    python -m train.evaluate --league league.json --game skat                     # show the ladder
 
 AGENT is ``random``, ``rule``, a checkpoint path or a user class ``module:Class`` /
 ``path/to/file.py:Class``. Prints a table per agent and per pair and writes ``summary.csv``,

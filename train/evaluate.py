@@ -104,3 +104,16 @@ def summarize(opponent: str, results: list[Episode]) -> EvalResult:
     score = normal_mean(np.asarray(scores))
     return EvalResult(opponent, n, score.value, score.half_width, wins / n if n else float("nan"),
                       wilson_interval(wins, n))
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """``python -m train.evaluate``: the benchmark CLI of ``train.eval_cli`` (duplicate deals, league)."""
+    from train.eval_cli import main as cli_main
+
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
