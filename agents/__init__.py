@@ -5,6 +5,7 @@ Spec strings (the same in configs and on the command line)::
     random              uniform over the legal actions
     rule                the game's rule-based baseline (agents.rule_skat / agents.rule_thirtyone)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
+    path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 
 ``self`` and ``snapshot`` name the learner's current and past weights; they only exist inside
 a training run (``train.opponents``).
@@ -18,7 +19,7 @@ from typing import Any
 
 from agents.base import Agent, check_game
 
-__all__ = ["Agent", "make", "load", "algorithm", "ALGORITHMS", "TRAINING_ONLY_SPECS"]
+__all__ = ["Agent", "make", "load", "algorithm", "split_spec", "ALGORITHMS", "TRAINING_ONLY_SPECS"]
 
 RULE_AGENTS = {
     "skat": ("agents.rule_skat", "RuleSkatAgent"),
@@ -26,9 +27,16 @@ RULE_AGENTS = {
 }
 TRAINING_ONLY_SPECS = ("self", "snapshot")
 
-# Learning algorithms by checkpoint/config name: "module:Class". A second algorithm (NFSP) plugs in
-# here with a class offering the same interface as agents.ppo.PPO.
-ALGORITHMS = {"ppo": "agents.ppo:PPO"}
+# Learning algorithms by checkpoint/config name: "module:Class", each offering the interface of
+# agents.ppo.PPO (optional extras: ``actor`` for per-trajectory acting state, ``other_policies`` and
+# ``policy_name`` for further playing policies in checkpoints; see agents.nfsp).
+ALGORITHMS = {"ppo": "agents.ppo:PPO", "nfsp": "agents.nfsp:NFSP"}
+
+
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """``"file.pt#best_response"`` -> ``("file.pt", "best_response")``; no ``#`` -> ``(spec, None)``."""
+    path, sep, policy = spec.partition("#")
+    return (path, policy or None) if sep else (spec, None)
 
 
 def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False) -> Agent:
@@ -46,16 +54,22 @@ def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bo
         return cls(seed=seed)
     if spec in TRAINING_ONLY_SPECS:
         raise ValueError(f"opponent spec {spec!r} only exists inside a training run (train.opponents)")
-    if spec.endswith(".pt") or os.path.exists(spec):
-        return load(spec, game=game, greedy=greedy, seed=seed)
+    path, policy = split_spec(spec)
+    if path.endswith(".pt") or os.path.exists(path):
+        return load(path, game=game, greedy=greedy, seed=seed, policy=policy)
     raise ValueError(f"unknown agent spec {spec!r}: expected 'random', 'rule' or the path of a .pt checkpoint")
 
 
-def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False, seed: int | None = None) -> Agent:
-    """A CPU playing agent rebuilt from a checkpoint file alone; ``game`` given -> must match."""
+def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False, seed: int | None = None,
+         policy: str | None = None) -> Agent:
+    """A CPU playing agent rebuilt from a checkpoint file alone; ``game`` given -> must match.
+
+    ``policy``: None plays the checkpoint's main policy (NFSP: the average policy, also named
+    ``"average"``); another name picks a further policy it ships (NFSP: ``"best_response"``).
+    """
     from agents.neural import load as load_neural
 
-    return load_neural(path, game=game, greedy=greedy, seed=seed)
+    return load_neural(path, game=game, greedy=greedy, seed=seed, policy=policy)
 
 
 def algorithm(name: str) -> Any:

@@ -15,6 +15,9 @@ It loads with ``torch.load(path, weights_only=True)`` (no pickled objects). Layo
       },
       "policy": {...},                   # state dict of the network in metadata["network"]
       "config": {...},                   # the training config as a plain dict
+      # optional: further playing policies of the same agent, by name (NFSP: "best_response";
+      # metadata["policy_name"] then names the main one, NFSP: "average")
+      "policies": {"best_response": {"network": {...}, "policy": {...}, "greedy": True}},
       # only in full (resumable) checkpoints:
       "learner": {...},                  # algorithm state; PPO: {"network": actor-critic, "optimizer"}
       "trainer": {...},                  # counters, opponent pool snapshots, RNG states
@@ -91,10 +94,13 @@ def make_metadata(
 
 
 def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, Any], config: dict[str, Any],
-         learner: dict[str, Any] | None = None, trainer: dict[str, Any] | None = None) -> Path:
+         learner: dict[str, Any] | None = None, trainer: dict[str, Any] | None = None,
+         policies: dict[str, dict[str, Any]] | None = None) -> Path:
     """Write a checkpoint atomically; ``learner`` and ``trainer`` make it resumable."""
     data: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "metadata": metadata,
                             "policy": policy, "config": config}
+    if policies:
+        data["policies"] = policies
     if learner is not None:
         data["learner"] = learner
     if trainer is not None:
@@ -148,6 +154,8 @@ def load(path: str | os.PathLike, game: str | None = None, resumable: bool = Fal
             f"{path}: made for observation encoding version {meta['observation_version']} of "
             f"{meta['game']!r}, but the env now encodes version {current}; retrain or use a matching release"
         )
+    if not isinstance(data.get("policies", {}), dict):
+        raise CheckpointError(f"{path}: malformed 'policies' section")
     if resumable and not ("learner" in data and "trainer" in data):
         raise CheckpointError(f"{path}: a policy-only checkpoint cannot be resumed; resume from latest.pt")
     return data
@@ -161,6 +169,27 @@ def load_policy_network(data: dict[str, Any], path: str | os.PathLike = "checkpo
     except (ValueError, TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"{path}: policy weights do not fit the stored network spec: {e}") from None
     return network.eval()
+
+
+def load_named_policy(data: dict[str, Any], name: str | None, path: str | os.PathLike = "checkpoint"
+                      ) -> tuple[torch.nn.Module, bool]:
+    """(network, play greedily) of the policy ``name``: None or ``metadata["policy_name"]`` -> the main
+    policy (sampled); else an entry of the optional ``policies`` section."""
+    main = data["metadata"].get("policy_name")
+    if name is None or name == main:
+        return load_policy_network(data, path), False
+    others = data.get("policies", {})
+    if name not in others:
+        known = [n for n in [main, *others] if n]
+        raise CheckpointError(f"{path}: no policy named {name!r}; this checkpoint has "
+                              f"{known if known else 'only its main policy'}")
+    entry = others[name]
+    try:
+        network = build_network(entry["network"])
+        network.load_state_dict(entry["policy"])
+    except (ValueError, TypeError, RuntimeError, KeyError) as e:
+        raise CheckpointError(f"{path}: policy {name!r} does not fit its stored network spec: {e}") from None
+    return network.eval(), bool(entry.get("greedy", False))
 
 
 def check_env_shape(metadata: dict[str, Any], obs_size: int, num_actions: int, where: str = "checkpoint") -> None:

@@ -55,9 +55,15 @@ class NeuralAgent(Agent):
 
 
 def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False,
-         seed: int | None = None) -> NeuralAgent:
-    """Rebuild a CPU playing agent from a checkpoint file alone (see ``agents.checkpoint``)."""
+         seed: int | None = None, policy: str | None = None) -> NeuralAgent:
+    """Rebuild a CPU playing agent from a checkpoint file alone (see ``agents.checkpoint``).
+
+    ``policy`` names one of the checkpoint's playing policies (None: the main one); one stored as
+    greedy (NFSP's ``best_response``: argmax of its Q-values) is always played greedily.
+    """
     data = checkpoint.load(path, game=game)
-    network = checkpoint.load_policy_network(data, path)
-    metadata = dict(data["metadata"], source=str(path))
-    return NeuralAgent(network, data["metadata"]["game"], greedy=greedy, seed=seed, metadata=metadata)
+    network, always_greedy = checkpoint.load_named_policy(data, policy, path)
+    source = f"{path}#{policy}" if policy else str(path)
+    metadata = dict(data["metadata"], source=source, policy=policy or data["metadata"].get("policy_name", "main"))
+    return NeuralAgent(network, data["metadata"]["game"], greedy=greedy or always_greedy, seed=seed,
+                       metadata=metadata)

@@ -1,0 +1,350 @@
+"""Neural Fictitious Self-Play (Heinrich & Silver 2016, arXiv:1603.01121), CleanRL-style: read it top to bottom.
+
+Two networks over the same observation vector, both masked (``agents.networks``, illegal logit -1e8):
+
+* the **best response** (BR): a Q-network trained by DQN on a circular replay buffer of all the
+  learner's transitions -- epsilon-greedy over the legal actions, masked max in the bootstrap
+  target (an illegal action is never chosen nor bootstrapped), target network, Huber loss;
+* the **average policy** (AVG): a softmax policy trained by supervised learning (cross-entropy on
+  masked logits) on a reservoir buffer of the learner's own BR-mode (state, action) pairs, so it
+  tracks the average of the past best responses.
+
+Anticipatory dynamics: at the start of each episode, each learner seat independently acts with
+the BR with probability ``eta`` (default 0.1), else with the AVG, for the whole episode. Only
+BR-mode decisions go into the reservoir; every decision goes into the replay buffer.
+
+The trainer (``train/``) uses the same interface as :class:`agents.ppo.PPO`. Rollouts call
+:meth:`NFSP.actor` once per rollout chunk: it draws each trajectory's mode and acts with
+:meth:`NFSP.act`, which adds ``best_response`` (bool per decision) to the batch. The acting
+network carries ``epsilon`` and ``eta`` as buffers, so the rollout workers receive them with the
+weights. Playing (evaluation, ``self``/``snapshot`` opponents, checkpoints) uses the AVG;
+checkpoints also ship the BR under the name ``best_response`` (``agents.load(path,
+policy="best_response")``, played greedily).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.networks import NETWORKS, PolicyMLP, build_network, mask_logits, masked_log_probs, mlp, sample_actions
+
+
+@dataclass
+class NFSPConfig:
+    """NFSP hyperparameters (the ``nfsp:`` section of a training config)."""
+
+    eta: float = 0.1  # anticipatory parameter: probability that a seat plays its best response for an episode
+    rl_learning_rate: float = 5e-4  # Adam, best-response Q-network
+    sl_learning_rate: float = 5e-4  # Adam, average-policy network
+    gamma: float = 1.0  # card-game episodes are short and rewarded at the end
+    batch_size: int = 128  # minibatch of each gradient step (both networks)
+    learn_every: int = 32  # learner decisions per gradient step of each network
+    learning_starts: int = 1000  # a buffer must hold this many samples before its network learns
+    replay_size: int = 100_000  # circular RL buffer (transitions)
+    reservoir_size: int = 200_000  # reservoir SL buffer (BR-mode state/action pairs)
+    target_update_every: int = 300  # RL gradient steps between copies of the Q-network to the target
+    epsilon_start: float = 0.06  # BR exploration, decayed linearly ...
+    epsilon_end: float = 0.0
+    exploration_fraction: float = 0.5  # ... over this fraction of total_timesteps
+    max_grad_norm: float = 10.0  # gradient clipping of both networks (0: off)
+    save_buffers: bool = False  # keep both buffers in latest.pt (exact resume; files get large)
+
+
+def linear_schedule(start: float, end: float, fraction: float, progress: float) -> float:
+    """``start`` -> ``end`` linearly while ``progress`` goes from 0 to ``fraction``, then ``end``."""
+    if fraction <= 0:
+        return end
+    return start + (end - start) * min(1.0, progress / fraction)
+
+
+# --- networks --------------------------------------------------------------------------------
+
+
+class NFSPNetwork(PolicyMLP):
+    """The average policy (``actor``, what plays) and the best-response Q-network (``q``)."""
+
+    kind = "nfsp"
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "relu") -> None:
+        super().__init__(obs_size, num_actions, hidden, activation)
+        self.q = mlp(obs_size, hidden, num_actions, activation, out_std=1.0)
+        # Exploration state, synced to the rollout workers with the weights.
+        self.register_buffer("epsilon", torch.tensor(0.0))
+        self.register_buffer("eta", torch.tensor(0.1))
+
+    def q_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """Unmasked Q-values; mask them with :func:`agents.networks.mask_logits`."""
+        return self.q(obs)
+
+    def policy_spec(self) -> dict[str, Any]:
+        """Spec of a playing network (a :class:`PolicyMLP`): the average policy, or the BR's Q-values."""
+        return {**self.spec, "kind": PolicyMLP.kind}
+
+    def policy_state_dict(self) -> dict[str, torch.Tensor]:
+        """Average-policy weights; they load into a :class:`PolicyMLP`."""
+        return {k: v.detach().clone() for k, v in self.state_dict().items() if k.startswith("actor.")}
+
+    def best_response_state_dict(self) -> dict[str, torch.Tensor]:
+        """Q-network weights renamed to load into a :class:`PolicyMLP` whose logits are the Q-values."""
+        return {f"actor.{k}": v.detach().clone() for k, v in self.q.state_dict().items()}
+
+
+NETWORKS[NFSPNetwork.kind] = NFSPNetwork  # build_network({"kind": "nfsp", ...}) once this module is imported
+
+
+# --- buffers ---------------------------------------------------------------------------------
+
+
+class ReplayBuffer:
+    """Circular buffer of transitions, written in whole trajectories.
+
+    The next observation of transition ``i`` is row ``i + 1``: the trainer's batches are whole
+    trajectories ending with ``done``, so the newest row is always terminal and a non-terminal
+    row's successor is written with it and overwritten only after it. Halves the memory.
+    """
+
+    def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, obs_size), np.float32)  # zeros: pages are used only once written
+        self.mask = np.zeros((capacity, num_actions), bool)
+        self.action = np.zeros(capacity, np.int64)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.ones(capacity, bool)
+        self.pos = 0
+        self.size = 0
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> None:
+        n = min(len(action), self.capacity)
+        rows = (self.pos + np.arange(n)) % self.capacity
+        for store, data in ((self.obs, obs), (self.mask, mask), (self.action, action), (self.reward, reward),
+                            (self.done, done)):
+            store[rows] = data[-n:]
+        self.pos = int((self.pos + n) % self.capacity)
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> dict[str, torch.Tensor]:
+        i = rng.integers(0, self.size, batch_size)
+        j = (i + 1) % self.capacity
+        return {k: torch.from_numpy(v) for k, v in (
+            ("obs", self.obs[i]), ("mask", self.mask[i]), ("action", self.action[i]), ("reward", self.reward[i]),
+            ("done", self.done[i]), ("next_obs", self.obs[j]), ("next_mask", self.mask[j]))}
+
+    def state_dict(self, with_data: bool) -> dict[str, Any]:
+        state: dict[str, Any] = {"pos": self.pos, "size": self.size if with_data else 0}
+        if with_data:
+            state.update({k: torch.from_numpy(getattr(self, k)[: self.size].copy())
+                          for k in ("obs", "mask", "action", "reward", "done")})
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.size = min(int(state["size"]), self.capacity)
+        self.pos = int(state["pos"]) % self.capacity if self.size else 0
+        for k in ("obs", "mask", "action", "reward", "done") if self.size else ():
+            getattr(self, k)[: self.size] = state[k][: self.size].numpy()
+
+
+class ReservoirBuffer:
+    """A uniform sample of at most ``capacity`` of all (obs, mask, action) ever added (Vitter's Algorithm R)."""
+
+    def __init__(self, capacity: int, obs_size: int, num_actions: int) -> None:
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.mask = np.zeros((capacity, num_actions), bool)
+        self.action = np.zeros(capacity, np.int64)
+        self.seen = 0  # items offered so far
+        self.size = 0
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, rng: np.random.Generator) -> None:
+        n = len(action)
+        if n == 0:
+            return
+        before = self.seen + np.arange(n)  # items seen before each new one
+        # The k-th item (k = before + 1) is kept with probability capacity / k, in a uniform slot.
+        slots = np.where(before < self.capacity, before, rng.integers(0, before + 1))
+        keep = np.flatnonzero(slots < self.capacity)
+        # Later items overwrite earlier ones drawn for the same slot, as one-by-one insertion would.
+        _, last = np.unique(slots[keep][::-1], return_index=True)
+        keep = keep[::-1][last]
+        self.obs[slots[keep]] = obs[keep]
+        self.mask[slots[keep]] = mask[keep]
+        self.action[slots[keep]] = action[keep]
+        self.seen += n
+        self.size = min(self.seen, self.capacity)
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> dict[str, torch.Tensor]:
+        i = rng.integers(0, self.size, batch_size)
+        return {"obs": torch.from_numpy(self.obs[i]), "mask": torch.from_numpy(self.mask[i]),
+                "action": torch.from_numpy(self.action[i])}
+
+    def state_dict(self, with_data: bool) -> dict[str, Any]:
+        # Without the data the sample restarts: seen must restart with it to stay uniform.
+        state: dict[str, Any] = {"seen": self.seen if with_data else 0, "size": self.size if with_data else 0}
+        if with_data:
+            state.update({k: torch.from_numpy(getattr(self, k)[: self.size].copy()) for k in ("obs", "mask", "action")})
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.seen, self.size = int(state["seen"]), min(int(state["size"]), self.capacity)
+        for k in ("obs", "mask", "action") if self.size else ():
+            getattr(self, k)[: self.size] = state[k][: self.size].numpy()
+
+
+# --- the learner -----------------------------------------------------------------------------
+
+
+class NFSP:
+    """The learner: both networks, the target Q-network, two Adam optimisers, both buffers."""
+
+    name = "nfsp"
+    Config = NFSPConfig
+    network_kind = NFSPNetwork.kind
+    policy_name = "average"  # the checkpoint's main playing policy; "best_response" ships next to it
+
+    def __init__(self, network_spec: dict[str, Any], cfg: NFSPConfig) -> None:
+        self.cfg = cfg
+        self.network: NFSPNetwork = build_network(network_spec)
+        self.network.eta.fill_(cfg.eta)
+        self.network.epsilon.fill_(cfg.epsilon_start)
+        self.target_q = copy.deepcopy(self.network.q).requires_grad_(False)
+        self.rl_optimizer = torch.optim.Adam(self.network.q.parameters(), lr=cfg.rl_learning_rate)
+        self.sl_optimizer = torch.optim.Adam(self.network.actor.parameters(), lr=cfg.sl_learning_rate)
+        obs_size, num_actions = network_spec["obs_size"], network_spec["num_actions"]
+        self.replay = ReplayBuffer(cfg.replay_size, obs_size, num_actions)
+        self.reservoir = ReservoirBuffer(cfg.reservoir_size, obs_size, num_actions)
+        self.rl_steps = 0  # gradient steps of each network
+        self.sl_steps = 0
+        self.pending = 0  # learner decisions not yet paid for by a gradient step
+
+    # --- acting (also run in rollout workers on a copy of ``network``) -------------------------
+
+    @staticmethod
+    @torch.no_grad()
+    def act(network: NFSPNetwork, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+            best_response: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """One legal action per row: epsilon-greedy BR where ``best_response`` (per row), else sampled AVG."""
+        best_response = np.zeros(len(obs), bool) if best_response is None else np.asarray(best_response, bool)
+        obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
+        actions = sample_actions(masked_log_probs(network.policy_logits(obs_t), mask_t), rng)
+        rows = np.flatnonzero(best_response)
+        if len(rows):
+            q = mask_logits(network.q_values(obs_t[rows]), mask_t[rows])
+            greedy = q.argmax(dim=1).numpy()
+            uniform = sample_actions(masked_log_probs(torch.zeros_like(q), mask_t[rows]), rng)  # a legal action
+            explore = rng.random(len(rows)) < float(network.epsilon)
+            actions[rows] = np.where(explore, uniform, greedy)
+        return actions, {"best_response": best_response}
+
+    @classmethod
+    def actor(cls, network: NFSPNetwork, rng: np.random.Generator):
+        """The acting function of one rollout: each trajectory (episode x seat) draws its mode once."""
+        eta = float(network.eta)
+        modes: dict[int, bool] = {}
+
+        def act(obs: np.ndarray, mask: np.ndarray, traj: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+            for t in traj.tolist():
+                if t not in modes:
+                    modes[t] = bool(rng.random() < eta)
+            return cls.act(network, obs, mask, rng, np.array([modes[t] for t in traj.tolist()], bool))
+
+        return act
+
+    # --- learning -------------------------------------------------------------------------------
+
+    def update(self, batch: dict[str, np.ndarray], progress: float, rng: np.random.Generator) -> dict[str, float]:
+        """Store a rollout batch, then one RL and one SL gradient step per ``learn_every`` decisions."""
+        cfg = self.cfg
+        epsilon = float(self.network.epsilon)  # what this batch was collected with
+        br = batch["best_response"]
+        self.replay.add(batch["obs"], batch["mask"], batch["action"], batch["reward"], batch["done"])
+        self.reservoir.add(batch["obs"][br], batch["mask"][br], batch["action"][br], rng)
+
+        self.pending += len(batch["action"])
+        steps, self.pending = divmod(self.pending, cfg.learn_every)
+        rl, sl = [], []
+        for _ in range(steps):
+            if self.replay.size >= cfg.learning_starts:
+                rl.append(self._rl_step(rng))
+            if self.reservoir.size >= cfg.learning_starts:
+                sl.append(self._sl_step(rng))
+        self.network.epsilon.fill_(linear_schedule(cfg.epsilon_start, cfg.epsilon_end, cfg.exploration_fraction,
+                                                   progress))
+
+        metrics = {
+            "charts/learning_rate": cfg.rl_learning_rate,
+            "charts/epsilon": epsilon,
+            "charts/best_response_fraction": float(np.mean(br)),
+            "charts/reservoir_size": self.reservoir.size,
+            "charts/replay_size": self.replay.size,
+        }
+        if rl:  # losses are logged once their network learns
+            metrics["losses/rl_loss"] = float(np.mean([loss for loss, _ in rl]))
+            metrics["losses/q_values"] = float(np.mean([q for _, q in rl]))
+        if sl:
+            metrics["losses/sl_loss"] = float(np.mean(sl))
+        return metrics
+
+    def _rl_step(self, rng: np.random.Generator) -> tuple[float, float]:
+        """DQN on the replay buffer: Huber loss against r + gamma * max over next legal actions of target Q."""
+        b = self.replay.sample(self.cfg.batch_size, rng)
+        with torch.no_grad():
+            next_q = mask_logits(self.target_q(b["next_obs"]), b["next_mask"]).max(dim=1).values
+            target = b["reward"] + self.cfg.gamma * torch.where(b["done"], torch.zeros_like(next_q), next_q)
+        q = self.network.q_values(b["obs"]).gather(1, b["action"].unsqueeze(1)).squeeze(1)
+        loss = nn.functional.smooth_l1_loss(q, target)
+        self._step(self.rl_optimizer, loss, self.network.q)
+        self.rl_steps += 1
+        if self.rl_steps % self.cfg.target_update_every == 0:
+            self.target_q.load_state_dict(self.network.q.state_dict())
+        return loss.item(), q.mean().item()
+
+    def _sl_step(self, rng: np.random.Generator) -> float:
+        """Supervised learning on the reservoir: cross-entropy of the BR's actions under the masked AVG."""
+        b = self.reservoir.sample(self.cfg.batch_size, rng)
+        log_probs = masked_log_probs(self.network.policy_logits(b["obs"]), b["mask"])
+        loss = -log_probs.gather(1, b["action"].unsqueeze(1)).mean()
+        self._step(self.sl_optimizer, loss, self.network.actor)
+        self.sl_steps += 1
+        return loss.item()
+
+    def _step(self, optimizer: torch.optim.Optimizer, loss: torch.Tensor, module: nn.Module) -> None:
+        optimizer.zero_grad()
+        loss.backward()
+        if self.cfg.max_grad_norm > 0:
+            nn.utils.clip_grad_norm_(module.parameters(), self.cfg.max_grad_norm)
+        optimizer.step()
+
+    # --- checkpointing ---------------------------------------------------------------------------
+
+    def policy(self) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
+        """The playing network (the average policy): spec and weights, as checkpoints and snapshots keep it."""
+        return self.network.policy_spec(), self.network.policy_state_dict()
+
+    def other_policies(self) -> dict[str, dict[str, Any]]:
+        """Further playing policies a checkpoint ships: the best response, played greedily on its Q-values."""
+        return {"best_response": {"network": self.network.policy_spec(),
+                                  "policy": self.network.best_response_state_dict(), "greedy": True}}
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything to resume: networks, target, optimisers, counters; the buffers only with ``save_buffers``."""
+        with_data = self.cfg.save_buffers
+        return {"network": self.network.state_dict(), "target_q": self.target_q.state_dict(),
+                "rl_optimizer": self.rl_optimizer.state_dict(), "sl_optimizer": self.sl_optimizer.state_dict(),
+                "counters": {"rl_steps": self.rl_steps, "sl_steps": self.sl_steps, "pending": self.pending},
+                "replay": self.replay.state_dict(with_data), "reservoir": self.reservoir.state_dict(with_data)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.network.load_state_dict(state["network"])
+        self.target_q.load_state_dict(state["target_q"])
+        self.rl_optimizer.load_state_dict(state["rl_optimizer"])
+        self.sl_optimizer.load_state_dict(state["sl_optimizer"])
+        counters = state["counters"]
+        self.rl_steps, self.sl_steps, self.pending = counters["rl_steps"], counters["sl_steps"], counters["pending"]
+        self.replay.load_state_dict(state["replay"])
+        self.reservoir.load_state_dict(state["reservoir"])
+        self.network.eta.fill_(self.cfg.eta)  # a config key, so ``--set nfsp.eta=...`` applies on resume
