@@ -6,7 +6,7 @@ TORCH_VERSION ?= 2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 CONFIG ?= configs/skat_ppo.yaml
 
-.PHONY: install train test bench lint clean
+.PHONY: install train test test-ray bench lint clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,6 +29,11 @@ train: install
 
 test: install
 	$(PY) -m pytest -n 2
+
+# The Ray runtime and RLlib tests (marked `ray`, not in `make test`): the ray extra is ~520 MB.
+test-ray: install
+	$(PIP) install -q -e ".[dev,ray]"
+	$(PY) -m pytest -m ray
 
 bench: install
 	$(PY) -m train.bench env all

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.util
 import os
 import types
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-from agents import ALGORITHMS, TRAINING_ONLY_SPECS
+from agents import ALGORITHMS, TRAINING_ONLY_SPECS, split_spec
+from agents.nfsp import NFSPConfig
 from agents.ppo import PPOConfig
 from envs.gym import GAMES
 
@@ -52,6 +54,12 @@ class TrainConfig:
     rollout_chunks: int = 0  # env groups handed to free workers; 0: one per worker (fastest on an idle
     #                          machine); > 0: also balances busy cores, and the data no longer depends on num_workers
     torch_threads: int = 1  # torch threads of the update (more can stall when the cores are shared)
+    runtime: str = "local"  # "local": worker processes on this machine; "ray": num_workers Ray actors collect
+    #                         and the trainer process only learns (pip install '.[ray]'; train/ray_runtime.py)
+    ray_address: str = ""  # runtime=ray: "" -> $RAY_ADDRESS, else a cluster started on this machine, else a new
+    #                        local instance; "auto" or "host:port" -> that cluster; "local" -> always a new instance
+    ray_cpus_per_worker: float = 1.0  # CPUs Ray reserves for each rollout actor
+    ray_max_restarts: int = 100  # restarts of each rollout actor before the run fails; -1: unlimited
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "tanh"
     reward_scale: float = 1.0  # multiplies env rewards for learning (logs show raw returns)
@@ -70,6 +78,7 @@ class TrainConfig:
     checkpoint_dir: str = "checkpoints"
     progress: bool = True
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    nfsp: NFSPConfig = field(default_factory=NFSPConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -77,6 +86,9 @@ class TrainConfig:
 
 SECTIONS = {name for name, hint in get_type_hints(TrainConfig).items() if dataclasses.is_dataclass(hint)}
 POOL_SAMPLING = ("uniform", "recency")
+RUNTIMES = ("local", "ray")
+RAY_MISSING = ("runtime=ray needs Ray, an optional extra: pip install -e '.[ray]' "
+               "(or pip install 'ray[rllib]==2.60.0'); --set runtime=local runs without it")
 
 
 def load_config(path: str | os.PathLike | None = None, overrides: list[str] | None = None,
@@ -188,10 +200,25 @@ def validate(cfg: TrainConfig) -> None:
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         fail("opponents", f"needs specs with non-negative weights and a positive sum, got {cfg.opponents!r}")
     for spec in list(cfg.opponents) + list(cfg.eval_opponents):
-        if spec not in ("random", "rule", *TRAINING_ONLY_SPECS) and not os.path.isfile(spec):
+        if spec not in ("random", "rule", *TRAINING_ONLY_SPECS) and not os.path.isfile(split_spec(spec)[0]):
             fail("opponents", f"{spec!r} is neither random, rule, self, snapshot nor an existing checkpoint file")
     for spec in cfg.eval_opponents:
         if spec in TRAINING_ONLY_SPECS:
             fail("eval_opponents", f"{spec!r} cannot be an evaluation opponent")
+    if cfg.runtime not in RUNTIMES:
+        fail("runtime", f"expected one of {list(RUNTIMES)}, got {cfg.runtime!r}")
+    if cfg.runtime == "ray" and importlib.util.find_spec("ray") is None:
+        fail("runtime", RAY_MISSING)
+    if cfg.ray_cpus_per_worker <= 0:
+        fail("ray_cpus_per_worker", f"must be > 0, got {cfg.ray_cpus_per_worker}")
+    if cfg.ray_max_restarts < -1:
+        fail("ray_max_restarts", f"must be >= -1 (-1: unlimited), got {cfg.ray_max_restarts}")
+    nfsp = cfg.nfsp
+    for key in ("eta", "epsilon_start", "epsilon_end", "exploration_fraction"):
+        if not 0.0 <= getattr(nfsp, key) <= 1.0:
+            fail(f"nfsp.{key}", f"must be in [0, 1], got {getattr(nfsp, key)}")
+    for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every"):
+        if getattr(nfsp, key) < 1:
+            fail(f"nfsp.{key}", f"must be at least 1, got {getattr(nfsp, key)}")
     if not cfg.best_metric.startswith("eval/"):
         fail("best_metric", f"must be an eval/ tag such as 'eval/mean_score_vs_rule', got {cfg.best_metric!r}")

@@ -34,7 +34,7 @@ from train.opponents import SeatFiller, label
 
 LEARNER = "learner"  # a seat played (and recorded) by the learner
 Seating = tuple[int, list[Any], list[str]]  # (env seed, one actor per seat, one label per seat)
-LearnerAct = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, dict[str, np.ndarray]]]
+LearnerAct = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, dict[str, np.ndarray]]]  # obs, mask, traj
 
 
 @dataclass
@@ -64,6 +64,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
 
     Returns the finished episodes and the learner transitions, ordered trajectory by trajectory
     (see ``agents.ppo`` for the batch layout; ``done`` marks each trajectory's last step).
+    ``learner(obs, mask, traj)`` also gets each row's trajectory id (one per deal and learner seat).
     """
     slots: list[_Slot | None] = [None] * len(envs)
     steps = [0] * len(envs)  # learner transitions per env
@@ -148,7 +149,8 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
         # ...then decide for all of them in one batched forward pass and record the transitions.
         obs = np.stack([o["observation"] for _, _, o in learner_requests]).astype(np.float32, copy=False)
         mask = np.stack([o["action_mask"] for _, _, o in learner_requests]).astype(bool)
-        chosen, extra = learner(obs, mask)
+        traj = np.asarray([slots[i].traj[seat] for i, seat, _ in learner_requests])
+        chosen, extra = learner(obs, mask, traj)
         obs_blocks.append(obs)
         mask_blocks.append(mask)
         actions.append(chosen)
@@ -204,6 +206,9 @@ class RolloutWorker:
         self.env_shape = (probe.observation_space(probe.possible_agents[0])["observation"].shape[0],
                           int(probe.action_space(probe.possible_agents[0]).n))
         self.act = algorithm(algorithm_name).act
+        # An algorithm with acting state per trajectory (NFSP: best response or average policy, drawn
+        # per deal and seat) offers ``actor(network, rng)``: a fresh acting function per rollout.
+        self.actor = getattr(algorithm(algorithm_name), "actor", None)
         self.network = network if network is not None else build_network(network_spec)
         self.filler = SeatFiller(game, policy_spec, self.network)
         self.learner_seats = min(learner_seats, self.num_seats)
@@ -244,10 +249,11 @@ class RolloutWorker:
                     players.append(label(key))
             return int(rng.integers(2**31)), actors, players
 
-        def learner(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        def learner(obs: np.ndarray, mask: np.ndarray, traj: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
             return self.act(self.network, obs, mask, rng)
 
-        episodes, batch = play(envs, start, learner, self.reward_scale)
+        act = self.actor(self.network, rng) if self.actor is not None else learner
+        episodes, batch = play(envs, start, act, self.reward_scale)
         return batch, episodes
 
 

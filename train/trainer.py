@@ -4,7 +4,8 @@ Steps count learner decisions (transitions), as SB3 and CleanRL count env steps 
 TensorBoard tags (under ``runs/<run name>/``)::
 
     charts/episodic_return, charts/episodic_length, charts/SPS, charts/learning_rate, charts/episodes
-    losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}
+    losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}   (PPO)
+    losses/{rl_loss, sl_loss, q_values}, charts/{epsilon, best_response_fraction, reservoir_size, replay_size}  (NFSP)
     eval/{mean_score, mean_score_ci, win_rate}_vs_<opponent>     (seats rotated, train.evaluate)
     game/<key>          means of env.unwrapped.episode_stats() over the update's deals
     text "config"       the config as a table
@@ -98,6 +99,10 @@ class Trainer:
     def save(self, path: Path, full: bool = True, **extra_metadata: Any) -> Path:
         """``full``: resumable (learner and trainer state); else the playing policy only."""
         policy_spec, policy_state = self.learner.policy()
+        # Optional algorithm extras: named further playing policies (NFSP: its best response).
+        policies = self.learner.other_policies() if hasattr(self.learner, "other_policies") else None
+        if getattr(self.learner, "policy_name", None):
+            extra_metadata = {"policy_name": self.learner.policy_name, **extra_metadata}
         meta = checkpoint.make_metadata(
             self.cfg.game, self.cfg.env_options, self.obs_size, self.num_actions, policy_spec,
             self.cfg.algorithm, run_name=self.cfg.run_name, global_step=self.global_step, update=self.update,
@@ -112,7 +117,8 @@ class Trainer:
                         "python": [py[0], list(py[1]), py[2]]},
             }
         return checkpoint.save(path, meta, policy_state, self.cfg.to_dict(),
-                               learner=self.learner.state_dict() if full else None, trainer=trainer_state)
+                               learner=self.learner.state_dict() if full else None, trainer=trainer_state,
+                               policies=policies)
 
     # --- evaluation -----------------------------------------------------------------------------
 
@@ -130,9 +136,16 @@ class Trainer:
         if self.update == 0:
             writer.add_text("config", config_markdown(cfg))
         chunks = min(cfg.rollout_chunks or cfg.num_workers, cfg.num_envs)
-        collector = Collector(cfg.game, cfg.env_options, cfg.num_envs, chunks, min(cfg.num_workers, chunks),
-                              cfg.algorithm, self.network_spec, self.learner.policy()[0], self.learner.network,
-                              cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        collector_args = (cfg.game, cfg.env_options, cfg.num_envs, chunks, min(cfg.num_workers, chunks),
+                          cfg.algorithm, self.network_spec, self.learner.policy()[0], self.learner.network,
+                          cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        if cfg.runtime == "ray":  # imported only when asked for: Ray is an optional extra
+            from train.ray_runtime import RayCollector
+
+            collector = RayCollector(*collector_args, address=cfg.ray_address, cpus_per_worker=cfg.ray_cpus_per_worker,
+                                     max_restarts=cfg.ray_max_restarts)
+        else:
+            collector = Collector(*collector_args)
         bar = tqdm(total=cfg.total_timesteps, initial=min(self.global_step, cfg.total_timesteps), unit="step",
                    disable=not cfg.progress, dynamic_ncols=True, desc=cfg.run_name)
         start_time, start_step = time.time(), self.global_step
@@ -151,6 +164,7 @@ class Trainer:
                 self.episodes += len(episodes)
                 metrics.update(episode_metrics(episodes))
                 metrics["charts/episodes"] = self.episodes
+                metrics.update(collector.metrics() if hasattr(collector, "metrics") else {})  # Ray: worker_restarts
                 metrics["charts/SPS"] = (self.global_step - start_step) / max(time.time() - start_time, 1e-9)
                 for tag, value in metrics.items():
                     writer.add_scalar(tag, value, self.global_step)
