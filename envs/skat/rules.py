@@ -237,7 +237,7 @@ class SkatState:
             else:
                 self._finish_trick()
             return
-        if action not in self.legal_actions():
+        if not (0 <= action < A.NUM_ACTIONS and self.legal_mask() >> action & 1):
             self._illegal(action)
         self.history.append((p, action))
         if phase == AUCTION:
@@ -388,8 +388,10 @@ class SkatGame:
     def new_initial_state(self, seed: int | None = None) -> SkatState:
         deck = list(range(NUM_CARDS))
         random.Random(seed).shuffle(deck)
-        hands, skat = deal_from_deck(deck)
-        return SkatState(self.rules, hands, skat)
+        piles = [0, 0, 0, 0]  # deal_from_deck without its check: a shuffle of range(32) is a deck
+        for c, pile in zip(deck, DEAL_PATTERN, strict=True):
+            piles[pile] |= 1 << c
+        return SkatState(self.rules, piles[:3], piles[3])
 
     def state_from_deal(
         self, hands: Sequence[str | Sequence[str] | int], skat: str | Sequence[str] | int
