@@ -74,7 +74,9 @@ from __future__ import annotations
 
 import math
 
-from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, ORDER, POINTS, TRUMP
+from envs.bitset import cards_of
+from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, ORDER, POINTS, TRUMP, TRUMP_SEQUENCES
+from envs.skat.scoring import matadors as scoring_matadors
 
 FULL = (1 << 32) - 1
 ACE, TEN, KING, QUEEN, JACK = 7, 3, 6, 5, 4
@@ -138,13 +140,7 @@ def p_holds_any(n_pool: int, k: int, h: int) -> float:
     return 1.0 - VOIDP[n_pool][k][h]
 
 
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+bits = cards_of  # iteration over a bit set of cards
 
 
 def mask_points(mask: int) -> int:
@@ -317,20 +313,9 @@ BASE = (12, 11, 10, 9, 24)
 NULL_VALUE = {(False, False): 23, (True, False): 35, (False, True): 46, (True, True): 59}  # (hand, ouvert)
 
 
-_SEQ = tuple((4, 12, 20, 28) + (tuple(g * 8 + r for r in (7, 3, 6, 5, 2, 1, 0)) if g < GRAND else ())
-             for g in range(5))
-
-
 def matadors(cards: int, game: int) -> int:
-    """Matadors with or without (absolute count) on ``cards``: jacks, then the trump suit A T K Q 9 8 7."""
-    seq = _SEQ[game]
-    top = cards >> seq[0] & 1
-    n = 0
-    for c in seq:
-        if (cards >> c & 1) != top:
-            break
-        n += 1
-    return n
+    """Matadors with or without (absolute count) on ``cards``; the count lives in envs.skat.scoring."""
+    return abs(scoring_matadors(game, cards))
 
 
 def game_value(cards: int, game: int, hand_game: bool) -> int:
@@ -363,7 +348,7 @@ def game_ev(p: float, cards: int, game: int, hand_game: bool, bid: int, skat_see
         return -2.0 * charged - 50.0
     need = charged // base - hand_game  # matador level (matadors + 1) the bid needs
     ok = 1.0
-    if not skat_seen and need > 2 and not cards >> _SEQ[game][0] & 1:
+    if not skat_seen and need > 2 and not cards >> TRUMP_SEQUENCES[game][0] & 1:
         ok = KEEP_LEVEL[need - 1]
     return ok * expected_score(p, value) - (1.0 - ok) * (2.0 * charged + 50.0)
 

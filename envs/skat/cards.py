@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from envs.bitset import cards_of  # noqa: F401  (re-exported: part of this module's API)
+
 SUITS = "CSHD"
 RANKS = "789TJQKA"
 SUIT_SYMBOLS = "♣♠♥♦"
@@ -50,14 +52,6 @@ def pretty(c: int) -> str:
     return SUIT_SYMBOLS[c >> 3] + RANKS[c & 7].replace("T", "10")
 
 
-def cards_of(mask: int) -> list[int]:
-    """Card ids in a bit set, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def mask_of(cards: Iterable[int | str]) -> int:

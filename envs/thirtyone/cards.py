@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from envs.bitset import cards_of  # noqa: F401  (re-exported: part of this module's API)
+
 SUITS = "CSHD"
 RANKS = "23456789TJQKA"
 SUIT_SYMBOLS = "♣♠♥♦"  # render only
@@ -70,14 +72,6 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
-def cards_of(mask: int) -> list[int]:
-    """Card ids in a bit set, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def check_deck(deck: Any, size: int = 52) -> list[int]:
