@@ -158,15 +158,20 @@ class SkatState:
             return self.contract.game
         return GRAND if self.phase == PLAY else -1
 
+    def playable_cards(self) -> int:
+        """The cards the player to act may play: the led suit if it can follow, else any card."""
+        hand = self.hands[self.current_player]
+        if self.trick:
+            g = self.game_type
+            follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
+            if follow:
+                return follow
+        return hand
+
     def legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == PLAY:
-            hand = self.hands[self.current_player]
-            if self.trick:
-                g = self.game_type
-                follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
-                if follow:
-                    hand = follow
+            hand = self.playable_cards()
             out = []
             while hand:
                 low = hand & -hand
@@ -195,12 +200,7 @@ class SkatState:
     def legal_mask(self) -> int:
         """The legal actions as one bit set over action indices (bit a set = action a legal)."""
         if self.phase == PLAY:
-            hand = self.hands[self.current_player]
-            if self.trick:
-                g = self.game_type
-                follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
-                if follow:
-                    hand = follow
+            hand = self.playable_cards()
             return hand << A.PLAY
         if self.phase == AUCTION and self.stage < 3 and self.current_player != self.listener:
             return (_ALL_BIDS & ~((1 << (self.bid_idx + 1)) - 1)) | 1 << A.PASS
