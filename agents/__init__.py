@@ -57,7 +57,12 @@ def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bo
     path, policy = split_spec(spec)
     if path.endswith(".pt") or os.path.exists(path):
         return load(path, game=game, greedy=greedy, seed=seed, policy=policy)
-    raise ValueError(f"unknown agent spec {spec!r}: expected 'random', 'rule' or the path of a .pt checkpoint")
+    from agents.user import is_class_spec, make_user_agent
+
+    if is_class_spec(spec):
+        return make_user_agent(spec, check_game(game), seed=seed)
+    raise ValueError(f"unknown agent spec {spec!r}: expected 'random', 'rule', the path of a .pt checkpoint "
+                     "or a user class 'module:Class' / 'path/to/file.py:Class'")
 
 
 def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False, seed: int | None = None,

@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import agents
+from agents.user import is_class_spec
 from envs.skat.cards import NUM_CARDS, parse_cards
 from train import stats
 from train.duplicate import (
     MatchConfig,
-    is_class_spec,
     labels_for,
     make_agent,
     make_env,
@@ -150,6 +151,7 @@ def test_user_class_specs():
     spec = f"{__name__}:FirstLegal"
     assert is_class_spec(spec) and not is_class_spec("rule") and not is_class_spec("x.pt")
     assert isinstance(make_agent(spec, "skat", seed=1), FirstLegal)
+    assert isinstance(agents.make(spec, game="skat"), FirstLegal)  # the same spec works everywhere
     assert make_agent(f"{__name__}:first_legal_factory", "thirtyone").game == "thirtyone"
     with pytest.raises(ValueError, match="no attribute"):
         make_agent(f"{__name__}:Missing", "skat")

@@ -22,9 +22,6 @@ policies decide for many games in one ``act_batch`` call.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
 import itertools
 import multiprocessing as mp
 import os
@@ -32,7 +29,6 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,58 +45,9 @@ THIRTYONE_FIELDS = ("games", "points", "wins", "place")
 
 
 # ------------------------------------------------------------------------------------ agents
-def is_class_spec(spec: str) -> bool:
-    """``module:Class`` or ``path/to/file.py:Class`` (not a built-in spec, not an existing file)."""
-    return ":" in spec and spec not in ("random", "rule") and not spec.endswith(".pt") and not os.path.exists(spec)
-
-
-def load_object(spec: str) -> Any:
-    """The attribute named by ``module:Name`` / ``file.py:Name`` (dotted names allowed)."""
-    target, _, name = spec.rpartition(":")
-    if not target or not name:
-        raise ValueError(f"agent class spec {spec!r}: expected 'module:Class' or 'path/to/file.py:Class'")
-    if target.endswith(".py"):
-        path = Path(target).resolve()
-        if not path.is_file():
-            raise ValueError(f"agent class spec {spec!r}: file {target!r} does not exist")
-        mod_name = f"_user_agent_{path.stem}_{abs(hash(str(path))):x}"
-        module = sys.modules.get(mod_name)
-        if module is None:
-            file_spec = importlib.util.spec_from_file_location(mod_name, path)
-            assert file_spec is not None and file_spec.loader is not None
-            module = importlib.util.module_from_spec(file_spec)
-            sys.modules[mod_name] = module
-            file_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(target)
-    obj: Any = module
-    for part in name.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"agent class spec {spec!r}: {target!r} has no attribute {name!r}")
-        obj = getattr(obj, part)
-    return obj
-
-
 def make_agent(spec: str, game: str, seed: int | None = None, greedy: bool = False) -> Any:
-    """``agents.make`` plus user classes: ``module:Class`` is called with the ``game`` and ``seed``
-    keywords it accepts (a factory function works too); the result must have ``act``."""
-    if not is_class_spec(spec):
-        return agents.make(spec, game=game, seed=seed, greedy=greedy)
-    factory = load_object(spec)
-    if not callable(factory):
-        raise ValueError(f"agent class spec {spec!r} names {type(factory).__name__}, not a class or factory")
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        params = {}
-    var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    kwargs = {k: v for k, v in (("game", game), ("seed", seed)) if var_kw or k in params}
-    agent = factory(**kwargs)
-    if not callable(getattr(agent, "act", None)):
-        raise ValueError(f"{spec!r} made a {type(agent).__name__} without an act(observation) method")
-    if getattr(agent, "game", "") not in ("", None, game):
-        raise ValueError(f"{spec!r} is an agent for {agent.game!r}, not {game!r}")
-    return agent
+    """An agent from any spec ``agents.make`` takes (user classes ``module:Class`` included)."""
+    return agents.make(spec, game=game, seed=seed, greedy=greedy)
 
 
 def labels_for(specs: Sequence[str]) -> list[str]:

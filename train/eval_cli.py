@@ -25,8 +25,10 @@ from typing import Any
 
 import yaml
 
+from agents import split_spec
+from agents.user import is_class_spec
 from train import stats
-from train.duplicate import MatchConfig, MatchResult, games_per_unit, is_class_spec, run_match
+from train.duplicate import MatchConfig, MatchResult, games_per_unit, run_match
 
 GAMES = ("skat", "thirtyone")
 DEFAULT_TARGET = {"skat": 5.0, "thirtyone": 2.0}  # points per game / percentage points of win rate
@@ -46,7 +48,7 @@ def shipped(game: str) -> list[str]:
 
 
 def _checkpoint_metadata(spec: str) -> dict[str, Any] | None:
-    if spec in ("random", "rule") or is_class_spec(spec) or not os.path.isfile(spec):
+    if spec in ("random", "rule") or is_class_spec(spec) or not os.path.isfile(split_spec(spec)[0]):
         return None
     from agents import checkpoint
 

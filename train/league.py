@@ -33,7 +33,9 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from train.duplicate import MatchResult, is_class_spec
+from agents import split_spec
+from agents.user import is_class_spec
+from train.duplicate import MatchResult
 
 FORMAT = "skat31-league"
 VERSION = 1
@@ -42,7 +44,7 @@ TAU = 0.0
 
 def file_hash(spec: str) -> str | None:
     """SHA-256 (first 16 hex digits) of a checkpoint spec's file; None for other specs."""
-    if spec in ("random", "rule") or is_class_spec(spec) or not os.path.isfile(spec):
+    if spec in ("random", "rule") or is_class_spec(spec) or not os.path.isfile(split_spec(spec)[0]):
         return None
     digest = hashlib.sha256()
     with open(spec, "rb") as f:
@@ -63,7 +65,7 @@ def available(spec: str) -> bool:
         except (ImportError, ValueError, AttributeError):
             return False
         return True
-    return os.path.isfile(spec)
+    return os.path.isfile(split_spec(spec)[0])
 
 
 class League:
