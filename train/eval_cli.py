@@ -52,7 +52,7 @@ def _checkpoint_metadata(spec: str) -> dict[str, Any] | None:
         return None
     from agents import checkpoint
 
-    return checkpoint.load(spec)["metadata"]
+    return checkpoint.load(split_spec(spec)[0])["metadata"]
 
 
 def _game(args: argparse.Namespace, specs: list[str]) -> str:
