@@ -11,10 +11,13 @@ CONFIG ?= configs/skat_ppo.yaml
 $(PY):
 	python3 -m venv $(VENV)
 
-# torch first, CPU build: a wheel already on this disk (find-links) if there is one, else
-# PyTorch's CPU index, else whatever pip finds. Then the project with its dev extras.
+# torch first, CPU build, unless the venv has a torch already (a GPU build a user put there):
+# a wheel already on this disk (find-links) if there is one, else PyTorch's CPU index, else
+# whatever pip finds. Then the project with its dev extras.
 $(VENV)/.installed: pyproject.toml | $(PY)
-	@if $(PIP) download --no-index --no-deps -q -d $(VENV)/.torch-probe "torch==$(TORCH_VERSION)" >/dev/null 2>&1; then \
+	@if $(PY) -c "import torch" >/dev/null 2>&1; then \
+	  echo "torch already in $(VENV): keeping it"; \
+	elif $(PIP) download --no-index --no-deps -q -d $(VENV)/.torch-probe "torch==$(TORCH_VERSION)" >/dev/null 2>&1; then \
 	  $(PIP) install -q "torch==$(TORCH_VERSION)"; \
 	elif $(PIP) install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX) --extra-index-url https://pypi.org/simple; then :; \
 	else $(PIP) install -q "torch>=2.4"; fi
