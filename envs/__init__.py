@@ -7,13 +7,28 @@ registered in PettingZoo's registry as ``cards/skat-v0`` and ``cards/thirtyone-v
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
+from typing import Any
 
-__all__ = ["skat_v0", "thirtyone_v0"]
+__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env"]
+GAMES = ("skat", "thirtyone")
+
+
+def env_module(game: str) -> ModuleType:
+    """The PettingZoo module of a game: ``envs.skat_v0`` or ``envs.thirtyone_v0``."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
+    return importlib.import_module(f"envs.{game}_v0")
+
+
+def aec_env(game: str, **options: Any) -> Any:
+    """The unwrapped AEC env of a game (``raw_env``: no order-enforcing wrapper overhead)."""
+    return env_module(game).raw_env(**options)
 
 
 def __getattr__(name: str):
     # Lazy, so importing one game's rules core does not pull in PettingZoo and the other game.
-    if name in __all__:
+    if name in ("skat_v0", "thirtyone_v0"):
         return importlib.import_module(f"envs.{name}")
     raise AttributeError(name)
 

@@ -29,28 +29,14 @@ This module also holds the game name -> PettingZoo module lookup the rest of the
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from pettingzoo import AECEnv
 
-GAMES = ("skat", "thirtyone")
-
-
-def env_module(game: str) -> ModuleType:
-    """The PettingZoo module of a game: ``envs.skat_v0`` or ``envs.thirtyone_v0``."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
-    return importlib.import_module(f"envs.{game}_v0")
-
-
-def aec_env(game: str, **options: Any) -> AECEnv:
-    """The unwrapped AEC env of a game (``raw_env``: no order-enforcing wrapper overhead)."""
-    return env_module(game).raw_env(**options)
+from envs import GAMES, aec_env, env_module  # noqa: E402,F401  (re-exported for older imports)
 
 
 class SingleAgentEnv(gym.Env):

@@ -129,17 +129,14 @@ def openspiel_loops(seed: int = 0) -> dict[str, Callable[[float], tuple[int, int
 def bench_env(game_name: str, seconds: float) -> list[dict]:
     rows: list[dict] = []
     if game_name == "skat":
-        from envs import skat_v0
-        from envs.skat.rules import SkatGame
-
-        core, make_env = SkatGame(), skat_v0.env
+        from envs.skat.rules import SkatGame as CoreGame
     elif game_name == "thirtyone":
-        from envs import thirtyone_v0
-        from envs.thirtyone.rules import ThirtyOneGame
-
-        core, make_env = ThirtyOneGame(), thirtyone_v0.env
+        from envs.thirtyone.rules import ThirtyOneGame as CoreGame
     else:
         raise SystemExit(f"unknown game {game_name!r}: expected skat, thirtyone or all")
+    from envs import env_module
+
+    core, make_env = CoreGame(), env_module(game_name).env
     loops = {
         f"{game_name} rules core (legal_actions+apply)": core_loop(core),
         f"{game_name} AEC loop, env() with wrappers": aec_loop(make_env()),

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import agents
+from envs import aec_env
 from envs.skat.cards import CARD_NAMES, GRAND, NUM_CARDS, cards_of
 from envs.skat.rules import deal_from_deck
 
@@ -168,15 +169,10 @@ def num_seats(game: str, env_options: dict[str, Any]) -> int:
 def make_env(game: str, env_options: dict[str, Any]) -> Any:
     opts = dict(env_options)
     if game == "skat":
-        from envs import skat_v0
-
-        opts.pop("dealer", None)
-        return skat_v0.raw_env(dealer=SKAT_DEALER, **opts)
-    from envs import thirtyone_v0
-
-    if opts.get("episode", "game") == "game":
+        opts["dealer"] = SKAT_DEALER
+    elif opts.get("episode", "game") == "game":
         opts["reward_scheme"] = "placement"  # final places from the rewards; agents do not see the scheme
-    return thirtyone_v0.raw_env(**opts)
+    return aec_env(game, **opts)
 
 
 def _record(env: Any, game: str, unit: int, matchup: int, seating: tuple[int, ...]) -> GameRecord:

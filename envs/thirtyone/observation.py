@@ -60,6 +60,7 @@ GLOBAL = SEATS + MAX_SEATS * SEAT_FEATURES  # 1112
 (PHASE, STOCK, PILE, ANY_KNOCK, TURN, LAP, ROUND, ACTIVE, PLAYERS, VALUE, MIN_KNOCK, DECK32, POINTS,
  ROUND_EP, THREE_KIND, THREE_ACES) = (GLOBAL + i for i in (0, *range(3, 18)))  # fmt: skip
 OBS_SIZE = GLOBAL + 18  # 1130
+OBSERVATION_VERSION = 1  # bump when the layout changes: checkpoints record it
 
 
 class ObservationEncoder:
