@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from agents.networks import build_network
@@ -97,8 +98,8 @@ def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, An
          learner: dict[str, Any] | None = None, trainer: dict[str, Any] | None = None,
          policies: dict[str, dict[str, Any]] | None = None) -> Path:
     """Write a checkpoint atomically; ``learner`` and ``trainer`` make it resumable."""
-    data: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "metadata": metadata,
-                            "policy": policy, "config": config}
+    data: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "metadata": _plain(metadata),
+                            "policy": policy, "config": _plain(config)}
     if policies:
         data["policies"] = policies
     if learner is not None:
@@ -118,6 +119,17 @@ def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, An
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars (an easy slip in metrics) -> Python numbers, which ``weights_only`` loading accepts."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def load(path: str | os.PathLike, game: str | None = None, resumable: bool = False) -> dict[str, Any]:

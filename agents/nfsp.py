@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import NETWORKS, PolicyMLP, build_network, mask_logits, masked_log_probs, mlp, sample_actions
+from agents.networks import NETWORKS, PolicyMLP, adam, build_network, mask_logits, masked_log_probs, mlp, sample_actions
 
 
 @dataclass
@@ -212,8 +212,8 @@ class NFSP:
         self.network.eta.fill_(cfg.eta)
         self.network.epsilon.fill_(cfg.epsilon_start)
         self.target_q = copy.deepcopy(self.network.q).requires_grad_(False)
-        self.rl_optimizer = torch.optim.Adam(self.network.q.parameters(), lr=cfg.rl_learning_rate)
-        self.sl_optimizer = torch.optim.Adam(self.network.actor.parameters(), lr=cfg.sl_learning_rate)
+        self.rl_optimizer = adam(self.network.q.parameters(), lr=cfg.rl_learning_rate)
+        self.sl_optimizer = adam(self.network.actor.parameters(), lr=cfg.sl_learning_rate)
         obs_size, num_actions = network_spec["obs_size"], network_spec["num_actions"]
         self.replay = ReplayBuffer(cfg.replay_size, obs_size, num_actions)
         self.reservoir = ReservoirBuffer(cfg.reservoir_size, obs_size, num_actions)

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import build_network, masked_entropy, masked_log_probs, sample_actions
+from agents.networks import adam, build_network, masked_entropy, masked_log_probs, sample_actions
 
 
 @dataclass
@@ -76,7 +76,7 @@ class PPO:
     def __init__(self, network_spec: dict[str, Any], cfg: PPOConfig) -> None:
         self.cfg = cfg
         self.network: nn.Module = build_network(network_spec)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.optimizer = adam(self.network.parameters(), lr=cfg.learning_rate, eps=1e-5)
 
     # --- acting (also run in rollout workers on a copy of ``network``) -------------------------
 

@@ -4,20 +4,49 @@ PettingZoo's classic envs wrap ``raw_env`` in TerminateIllegalWrapper(illegal_re
 AssertOutOfBoundsWrapper and OrderEnforcingWrapper. Each layer forwards attribute reads through
 ``__getattr__``, so a single ``env.last()`` + ``env.step()`` costs dozens of chained lookups (about
 100 us per decision on our machine, several times the cost of a Skat move). ``ClassicWrapper``
-does the same three checks in one layer, with the hot attributes read straight off the raw env.
-It is an ``OrderEnforcingWrapper`` subclass, so code that looks for that class still finds it.
+does the same three checks in one layer, with the hot attributes read straight off the raw env
+(``agent_iter``, ``last`` and ``step`` included; tests/test_wrappers.py plays both stacks side by
+side). It is an ``OrderEnforcingWrapper`` subclass, so code that looks for that class still finds it.
 """
 
 from __future__ import annotations
 
+from operator import index as _index
 from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 _BEFORE_RESET = "{} cannot be accessed before reset"
+# Action types that skip the general AssertOutOfBounds test (bool is not among them: an int
+# subclass, but no action).
+_INT_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8})
+
+
+class _Iterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the raw env directly."""
+
+    def __init__(self, env: ClassicWrapper, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._raw = env._raw
+
+    def __next__(self) -> str:
+        raw = self._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        env = self.env
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
+
+
+class _Iterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
 
 
 class ClassicWrapper(OrderEnforcingWrapper):
@@ -75,6 +104,11 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._prev_mask = None
         super().reset(seed=seed, options=options)
 
+    def agent_iter(self, max_iter: int = 2**63) -> _Iterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
+
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
@@ -85,9 +119,15 @@ class ClassicWrapper(OrderEnforcingWrapper):
         return obs
 
     def last(self, observe: bool = True) -> tuple:
-        raw = self._check("agent_selection")
+        if not self._has_reset:
+            raise AttributeError(_BEFORE_RESET.format("agent_selection"))
+        raw = self._raw
         agent = raw.agent_selection
-        obs = self.observe(agent) if observe else None
+        if observe:  # self.observe(agent), inlined: this is the hottest call
+            obs = raw.observe(agent)
+            self._prev_mask = obs["action_mask"]
+        else:
+            obs = None
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
 
     def step(self, action: Any) -> None:
@@ -101,17 +141,22 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        if not (action is None and dead):  # AssertOutOfBoundsWrapper
-            ok = isinstance(action, int | np.integer) and not isinstance(action, bool) or (
-                isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer))
-            assert ok and 0 <= int(action) < self._num_actions, "action is not in action space"
+        if action.__class__ in _INT_TYPES:  # AssertOutOfBoundsWrapper, the usual case first
+            a = _index(action)  # a Python int: compares and indexes faster than a numpy scalar
+            assert 0 <= a < self._num_actions, "action is not in action space"
+        else:
+            a = action
+            if not (action is None and dead):
+                ok = isinstance(action, int | np.integer) and not isinstance(action, bool) or (
+                    isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer))
+                assert ok and 0 <= int(action) < self._num_actions, "action is not in action space"
         mask = self._prev_mask  # TerminateIllegalWrapper
         if mask is None and not dead:
             mask = self.observe(agent)["action_mask"]
         self._prev_mask = None
         if self._terminated and dead:
             raw._was_dead_step(action)
-        elif not dead and not mask[action]:
+        elif not dead and not mask[a]:
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
@@ -122,7 +167,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
             raw._deads_step_first()
             self._terminated = True
         else:
-            raw.step(action)
+            raw.step(a)
 
     def __str__(self) -> str:
         return str(self.env)

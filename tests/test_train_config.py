@@ -12,7 +12,7 @@ from train.config import ConfigError, TrainConfig, load_config
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
-@pytest.mark.parametrize("name", ["skat_ppo.yaml", "thirtyone_ppo.yaml"])
+@pytest.mark.parametrize("name", ["skat_ppo.yaml", "thirtyone_ppo.yaml", "skat_ppo_bc.yaml", "thirtyone_ppo_bc.yaml"])
 def test_shipped_configs_load(name):
     cfg = load_config(CONFIGS / name)
     assert cfg.game == name.split("_")[0] and cfg.algorithm == "ppo"
@@ -55,6 +55,11 @@ def test_unknown_key_names_it_and_the_valid_keys(tmp_path):
     ("eval_opponents=[self]", "cannot be an evaluation opponent"),
     ("ppo=3", "is a section"),
     ("seed", "key=value"),
+    ("pretrain.teacher=self", "pretrain.teacher"),
+    ("pretrain.teacher=nobody.pt", "pretrain.teacher"),
+    ("pretrain.episodes=0", "pretrain.episodes"),
+    ("pretrain.holdout=1", "pretrain.holdout"),
+    ("pretrain.teachr=rule", "did you mean 'pretrain.teacher'"),
 ])
 def test_bad_values_are_errors(override, message):
     with pytest.raises(ConfigError, match=message):

@@ -39,6 +39,19 @@ class ConfigError(ValueError):
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour-cloning warm start before the first update (the ``pretrain:`` section; train/pretrain.py)."""
+
+    teacher: str = ""  # "" -> none; "rule" (or a checkpoint path): imitate it in every seat first
+    episodes: int = 20_000  # teacher deals to record (Thirty-One: whole games)
+    epochs: int = 4
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5  # weight of the critic's return regression next to the policy's cross-entropy
+    holdout: float = 0.05  # share of decisions held out for pretrain/accuracy
+
+
+@dataclass
 class TrainConfig:
     """Keys common to every algorithm. Steps count learner decisions (transitions)."""
 
@@ -79,6 +92,7 @@ class TrainConfig:
     progress: bool = True
     ppo: PPOConfig = field(default_factory=PPOConfig)
     nfsp: NFSPConfig = field(default_factory=NFSPConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -220,5 +234,14 @@ def validate(cfg: TrainConfig) -> None:
     for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every"):
         if getattr(nfsp, key) < 1:
             fail(f"nfsp.{key}", f"must be at least 1, got {getattr(nfsp, key)}")
+    pre = cfg.pretrain
+    if pre.teacher and (pre.teacher in TRAINING_ONLY_SPECS or (
+            pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
+        fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random nor an existing checkpoint file")
+    for key in ("episodes", "epochs", "batch_size"):
+        if getattr(pre, key) < 1:
+            fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")
+    if not 0.0 <= pre.holdout < 1.0:
+        fail("pretrain.holdout", f"must be in [0, 1), got {pre.holdout}")
     if not cfg.best_metric.startswith("eval/"):
         fail("best_metric", f"must be an eval/ tag such as 'eval/mean_score_vs_rule', got {cfg.best_metric!r}")

@@ -72,6 +72,7 @@ class Trainer:
         self.best = -math.inf
         self.last_eval: dict[str, float] = {}
         self.last_metrics: dict[str, float] = {}  # of the latest update
+        self.pretrain_metrics: dict[str, float] = {}  # of the behaviour-cloning warm start, if any
         self.run_dir = Path(cfg.runs_dir) / cfg.run_name
         self.checkpoint_dir = Path(cfg.checkpoint_dir) / cfg.run_name
 
@@ -89,6 +90,7 @@ class Trainer:
         state = data["trainer"]
         trainer.global_step, trainer.update, trainer.episodes = state["global_step"], state["update"], state["episodes"]
         trainer.best, trainer.last_eval = state["best"], dict(state["last_eval"])
+        trainer.pretrain_metrics = dict(state.get("pretrain", {}))
         trainer.pool.load_state_dict(state["pool"])
         rng = state["rng"]
         trainer.rng.bit_generator.state = rng["numpy"]
@@ -113,6 +115,7 @@ class Trainer:
             trainer_state = {
                 "global_step": self.global_step, "update": self.update, "episodes": self.episodes,
                 "best": self.best, "last_eval": self.last_eval, "pool": self.pool.state_dict(),
+                "pretrain": self.pretrain_metrics,
                 "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
                         "python": [py[0], list(py[1]), py[2]]},
             }
@@ -127,6 +130,18 @@ class Trainer:
         return {opponent_tag(o): evaluate(agent, o, self.cfg.game, self.cfg.env_options, self.cfg.eval_episodes,
                                           seed=self.cfg.seed) for o in self.cfg.eval_opponents}
 
+    # --- warm start -----------------------------------------------------------------------------
+
+    def pretrain(self) -> dict[str, float]:
+        """Behaviour-clone ``pretrain.teacher`` into the learner's network (train/pretrain.py)."""
+        from train.pretrain import pretrain
+
+        cfg = self.cfg
+        gamma = getattr(getattr(cfg, cfg.algorithm), "gamma", 1.0)
+        self.pretrain_metrics = pretrain(self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed,
+                                         cfg.num_workers, gamma, cfg.reward_scale, cfg.progress)
+        return self.pretrain_metrics
+
     # --- the loop -------------------------------------------------------------------------------
 
     def train(self) -> dict[str, float]:
@@ -135,6 +150,13 @@ class Trainer:
         writer = SummaryWriter(str(self.run_dir), purge_step=self.global_step or None)
         if self.update == 0:
             writer.add_text("config", config_markdown(cfg))
+            if cfg.pretrain.teacher and not self.pretrain_metrics:
+                self.pretrain()
+                self.save(self.checkpoint_dir / "pretrained.pt")  # later runs can --resume from the warm start
+            for tag, value in self.pretrain_metrics.items():
+                writer.add_scalar(tag, value, 0)
+            if self.pretrain_metrics and cfg.eval_opponents:  # where the warm start stands, before any RL
+                self._evaluate_and_keep_best(writer)
         chunks = min(cfg.rollout_chunks or cfg.num_workers, cfg.num_envs)
         collector_args = (cfg.game, cfg.env_options, cfg.num_envs, chunks, min(cfg.num_workers, chunks),
                           cfg.algorithm, self.network_spec, self.learner.policy()[0], self.learner.network,

@@ -37,6 +37,8 @@ from envs.thirtyone.render import render_text
 from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
 from envs.wrappers import ClassicWrapper
 
+_INT8 = np.dtype(np.int8)  # a dtype instance: np.frombuffer / np.zeros parse it fastest
+
 
 def env(**kwargs: Any) -> AECEnv:
     """The Thirty-One AEC env with PettingZoo's classic checks (illegal move = -1 and game over), see envs.wrappers."""
@@ -123,11 +125,11 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         st = self.game_state
         seat = self._seat[agent]
-        mask = bytearray(NUM_ACTIONS)
         if seat == st.current_player:
-            for a in st.legal_actions():
-                mask[a] = 1
-        return {"observation": self._encoder.encode(st, seat), "action_mask": np.frombuffer(mask, np.int8)}
+            mask = np.frombuffer(st.legal_bytes(), _INT8)  # a new bytearray: writable, not shared
+        else:
+            mask = np.zeros(NUM_ACTIONS, _INT8)
+        return {"observation": self._encoder.encode(st, seat), "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -146,13 +148,15 @@ class raw_env(AECEnv, EzPickle):
         if self._dirty:
             self._clear_rewards()
             self._dirty = False
-        rounds = st.stats["rounds"]
+        version = st.pub_version  # changes exactly when a round ends
+        seat, phase = st.current_player, st.phase
         st.apply_action(a)  # ValueError naming the action and the phase if illegal
         self._cumulative_rewards[agent] = 0.0
         self._decisions += 1
-        if st.stats["rounds"] != rounds:
+        if st.pub_version != version:
             self._round_over()
         else:
+            self._encoder.applied(st, seat, phase, a)
             self.agent_selection = self.possible_agents[st.current_player]
         if self.render_mode == "human":
             self.render()
@@ -160,21 +164,23 @@ class raw_env(AECEnv, EzPickle):
     def _round_over(self) -> None:
         st = self.game_state
         over = st.is_terminal()
-        summary = _summary(st)
+        summary = _summary(st, self.possible_agents)
         dead = False
+        rewards, payoff, emitted = self.rewards, st.payoff, self._emitted
         for i, agent in enumerate(self.possible_agents):
-            if agent not in self.rewards:
+            if agent not in rewards:
                 continue
-            r = st.payoff[i] - self._emitted[i]
+            r = payoff[i] - emitted[i]
             if r:
-                self.rewards[agent] = r
-                self._emitted[i] = st.payoff[i]
+                rewards[agent] = r
+                emitted[i] = payoff[i]
                 self._dirty = True
             if over or not st.alive[i]:
                 self.terminations[agent] = True
                 dead = True
             self.infos[agent] = {"last_round": summary}
-        self._accumulate_rewards()
+        if self._dirty:  # otherwise every reward is 0 (cleared at the start of this step)
+            self._accumulate_rewards()
         if not over:
             self.agent_selection = self.possible_agents[st.current_player]
         if dead:
@@ -222,17 +228,19 @@ class raw_env(AECEnv, EzPickle):
         return out
 
 
-def _summary(st: ThirtyOneState) -> dict[str, Any]:
-    """The public result of the last round, keyed by agent (shared by every agent's info)."""
+def _summary(st: ThirtyOneState, agents: list[str]) -> dict[str, Any]:
+    """The public result of the last round, keyed by agent (shared by every agent's info);
+    ``agents[s]`` names seat ``s``."""
     r = st.last_round or {}
-    names = [f"player_{s}" for s in r.get("seats", ())]
+    names = [agents[s] for s in r.get("seats", ())]
     key = "lives_lost" if "lives_lost" in r else "points"
+    knocker = r.get("knocker", -1)
     return {
         "round": r.get("round", 0),
         "kind": r.get("kind", ""),
-        "knocker": f"player_{r['knocker']}" if r.get("knocker", -1) >= 0 else None,
+        "knocker": agents[knocker] if knocker >= 0 else None,
         "values": dict(zip(names, r.get("values", ()), strict=True)),
         key: dict(zip(names, r.get(key, ()), strict=True)),
-        "eliminated": [f"player_{s}" for s in r.get("eliminated", ())],
+        "eliminated": [agents[s] for s in r.get("eliminated", ())],
         "void": r.get("void", False),
     }

@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.thirtyone.cards import NUM_CARDS
+from envs.thirtyone import actions as A
+from envs.thirtyone.cards import NUM_CARDS, cards_of
 from envs.thirtyone.rules import DISCARD, OVER, THROW, ThirtyOneGame, ThirtyOneState
 
 MAX_SEATS = 9
@@ -62,125 +63,242 @@ GLOBAL = SEATS + MAX_SEATS * SEAT_FEATURES  # 1112
 OBS_SIZE = GLOBAL + 18  # 1130
 OBSERVATION_VERSION = 1  # bump when the layout changes: checkpoints record it
 
+_BIT = [1 << c for c in range(NUM_CARDS)]
+_ZEROS = memoryview(np.zeros(SEATS, np.float32))  # clears the card planes in one copy
+# Seat rows per observer by table state, shared by the encoders of a process (vectorized envs
+# warm it once); at most a few KB each, cleared when full.
+_BLOCKS: dict[tuple, list[memoryview]] = {}
+_BLOCK_CACHE = 4096
+
 
 class ObservationEncoder:
-    """Encodes states of one game (fixed options).
+    """Keeps one observation vector per seat current as a game advances; ``encode`` copies it.
 
-    Copies a per-seat template cached for the round (no cards, the seat block, the constant global
-    features) and writes only the few one-hot cards and the changing scalars by index.
+    Rebuilding 1130 floats per decision cost more than the rules themselves, while an action
+    moves one card. So the env reports each action (``applied``) and the card planes of every
+    seat's vector are patched in place: a draw sets one entry, a discard or take a few per seat.
+    ``encode`` then writes the entries that change with every decision (top, locked, to act,
+    knocker, phase, counters, hand value) for the one seat, remembering what it wrote, and copies
+    the vector. The planes are rebuilt from the state whenever the encoder cannot vouch for them:
+    a new round, another state object, or a move it was not told about (``state.moves``). What
+    changes only between rounds (the seat rows, the round number) is written once per round.
+    Writes go through memoryviews: a float store there costs half a numpy scalar setitem and
+    rounds to float32 the same way. ``observation_ref.encode_reference`` is the slow definition;
+    tests assert that both agree bit for bit.
     """
+
+    # Slots: the attribute reads in encode skip the instance dict.
+    __slots__ = (
+        "n", "valuer", "_memo", "_lives", "_target", "_points", "_rows", "_views", "_rotate", "_seat_off",
+        "_pile_to", "_held_to", "_block_key", "_state", "_version", "_moves", "_reshuffles", "_known",
+        "_lap_scale", "_marks",
+    )  # fmt: skip
 
     def __init__(self, game: ThirtyOneGame) -> None:
         o = game.options
-        self.n = game.num_players
+        n = self.n = game.num_players
+        self._memo = game.valuer.memo  # every 3-card hand's value (and 4-card ones once seen)
         self.valuer = game.valuer
         self._lives = float(o.lives)
         self._target = float(o.target_score)
         self._points = o.scoring == "points"
-        self._tail = (
-            (o.min_knock_score or 0) / 31.0,
-            float(o.deck == 32),
-            float(self._points),
-            float(o.episode == "round"),
-            (o.three_of_a_kind or 0) / 31.0,
-            float(o.three_aces is not None),
-        )
-        self._cache_state: ThirtyOneState | None = None
-        self._cache_version = -1
-        self._templates: list[np.ndarray | None] = [None] * self.n
-        n = self.n
-        self._pile_off = [[PILE_BY + 52 * ((s - seat) % n) for s in range(n)] for seat in range(n)]
-        self._held_off = [[HELD_BY + 52 * ((s - seat) % n - 1) for s in range(n)] for seat in range(n)]
-        self._pad = np.zeros(SEAT_FEATURES * (MAX_SEATS - self.n), np.float32)
-        self._no_cards = np.zeros(SEATS, np.float32)
-        self._rows: list[np.ndarray] = []
-        self._constant = np.zeros(OBS_SIZE - GLOBAL, np.float32)
+        vectors = np.zeros((n, OBS_SIZE), np.float32)
+        vectors[:, PLAYERS:] = [n / 9.0, 0.0, (o.min_knock_score or 0) / 31.0, float(o.deck == 32),
+                                float(self._points), float(o.episode == "round"),
+                                (o.three_of_a_kind or 0) / 31.0, float(o.three_aces is not None)]
+        self._rows = list(vectors)  # 1-D views, one per seat: indexing a list beats the 2-D array
+        views = self._views = [memoryview(row) for row in self._rows]
+        self._rotate = np.array([[(seat + r) % n for r in range(n)] for seat in range(n)])
+        rel = [[(s - seat) % n for s in range(n)] for seat in range(n)]  # rel[observer][seat]
+        self._seat_off = [[SEATS + SEAT_FEATURES * r for r in row] for row in rel]
+        # Where a card of absolute seat s goes in every vector: (view, plane offset) per observer.
+        self._pile_to = [[(views[o], PILE_BY + 52 * rel[o][s]) for o in range(n)] for s in range(n)]
+        self._held_to = [[(views[o], HELD_BY + 52 * (rel[o][s] - 1)) for o in range(n) if o != s] for s in range(n)]
+        self._block_key = (n, o.lives, o.free_ride, o.target_score, self._points)  # what else the rows depend on
+        self._state: ThirtyOneState | None = None
+        self._version = -1
+        self._moves = -1  # state.moves the card planes are up to date with
+        self._reshuffles = 0
+        self._known: list[set[int]] = [set() for _ in range(n)]  # cards shown as held, per seat
         self._lap_scale = 0.1
+        # per observer: what its vector shows as [top card, locked card, player to act, knocker, phase]
+        self._marks = [[-1, -1, -1, -2, OVER] for _ in range(n)]
 
     def encode(self, state: ThirtyOneState, seat: int) -> np.ndarray:
-        n = self.n
-        ph = state.phase
-        cp = state.current_player
-        if state is not self._cache_state or state.pub_version != self._cache_version:
+        """The observation of ``seat`` (a new array the caller may keep)."""
+        if state is not self._state or state.pub_version != self._version:
             self._new_round(state)
-        template = self._templates[seat]
-        if template is None:
-            template = self._templates[seat] = self._template(seat)
-        out = template.copy()
-        hidden = ph == THROW and seat == cp
-        if not hidden:
-            for c in state.hands[seat]:
-                out[c] = 1.0
+        elif state.moves != self._moves:
+            self._rebuild_cards(state)
+        v = self._views[seat]
+        marks = self._marks[seat]
+        top_, locked_, cp_, knocker_, ph_ = marks
         pile = state.pile
-        if pile:
-            out[TOP + pile[-1]] = 1.0
-            owner = state.owner
-            off = self._pile_off[seat]
-            for c in pile:
-                out[off[owner[c]] + c] = 1.0
-        if state.locked >= 0:
-            out[LOCKED + state.locked] = 1.0
-        held_off = self._held_off[seat]
-        for s, m in enumerate(state.known):
-            if m and s != seat:
-                base = held_off[s]
-                while m:
-                    low = m & -m
-                    m ^= low
-                    out[base + low.bit_length() - 1] = 1.0
-        if cp >= 0:
-            out[SEATS + ((cp - seat) % n) * SEAT_FEATURES + TO_ACT] = 1.0
-        if state.knocker >= 0:
-            out[SEATS + ((state.knocker - seat) % n) * SEAT_FEATURES + KNOCKED] = 1.0
-            out[ANY_KNOCK] = 1.0
-        if ph != OVER:
-            out[PHASE + ph] = 1.0  # THROW, DRAW, DISCARD are 0, 1, 2
-        out[STOCK] = len(state.stock) / 52.0
-        out[PILE] = len(pile) / 52.0
+        top = pile[-1] if pile else -1
+        if top != top_:
+            if top_ >= 0:
+                v[TOP + top_] = 0.0
+            if top >= 0:
+                v[TOP + top] = 1.0
+            marks[0] = top
+        locked = state.locked
+        if locked != locked_:
+            if locked_ >= 0:
+                v[LOCKED + locked_] = 0.0
+            if locked >= 0:
+                v[LOCKED + locked] = 1.0
+            marks[1] = locked
+        cp = state.current_player
+        if cp != cp_:
+            off = self._seat_off[seat]
+            if cp_ >= 0:
+                v[off[cp_] + TO_ACT] = 0.0
+            if cp >= 0:
+                v[off[cp] + TO_ACT] = 1.0
+            marks[2] = cp
+        knocker = state.knocker
+        if knocker != knocker_:
+            off = self._seat_off[seat]
+            if knocker_ >= 0:
+                v[off[knocker_] + KNOCKED] = 0.0
+            if knocker >= 0:
+                v[off[knocker] + KNOCKED] = 1.0
+            v[ANY_KNOCK] = 1.0 if knocker >= 0 else 0.0
+            marks[3] = knocker
+        ph = state.phase
+        if ph != ph_:
+            if ph_ != OVER:
+                v[PHASE + ph_] = 0.0
+            if ph != OVER:
+                v[PHASE + ph] = 1.0  # THROW, DRAW, DISCARD are 0, 1, 2
+            marks[4] = ph
+        v[STOCK] = len(state.stock) / 52.0
+        v[PILE] = len(pile) / 52.0
         turn = state.turn_no
-        if turn:
-            out[TURN] = turn / 100.0 if turn < 100 else 1.0
-            lap = turn * self._lap_scale
-            out[LAP] = lap if lap < 1.0 else 1.0
-        if not hidden:
-            if ph == DISCARD and seat == cp:
-                out[VALUE] = self.valuer.best_after_discard(state.hand_mask[seat], state.locked) / 32.0
-            else:
-                out[VALUE] = self.valuer.value(state.hand_mask[seat]) / 32.0
-        return out
+        v[TURN] = turn / 100.0 if turn < 100 else 1.0
+        lap = turn * self._lap_scale
+        v[LAP] = lap if lap < 1.0 else 1.0
+        if seat != cp:
+            mask = state.hand_mask[seat]
+            x = self._memo.get(mask)
+            v[VALUE] = (x if x is not None else self.valuer.value(mask)) / 32.0
+        elif ph == DISCARD:  # the best hand after a legal discard (valuer.best_after_discard)
+            mask = state.hand_mask[seat]
+            memo = self._memo
+            best = 0.0
+            for c in state.hands[seat]:
+                if c != locked:
+                    x = memo[mask ^ _BIT[c]]  # a 3-card hand: always in the memo
+                    if x > best:
+                        best = x
+            v[VALUE] = best / 32.0
+        elif ph == THROW:  # the throw-down choice is made before looking
+            v[VALUE] = 0.0
+        else:
+            v[VALUE] = self._memo[state.hand_mask[seat]] / 32.0  # 3 cards: always in the memo
+        return self._rows[seat].copy()
 
-    def _template(self, seat: int) -> np.ndarray:
-        """What is fixed for the round: no cards, the seat rows rotated to the observer, and the
-        constant global features."""
-        rows = self._rows
-        return np.concatenate([self._no_cards, *rows[seat:], *rows[:seat], self._pad, self._constant])
+    def applied(self, state: ThirtyOneState, seat: int, phase: int, action: int) -> None:
+        """Patch the card planes after ``seat`` applied ``action`` in ``phase`` (before it) and the
+        round went on. A report the encoder cannot place (another state object, a move missed)
+        leaves the planes to be rebuilt; after a round ended they are rebuilt anyway."""
+        if state is not self._state or state.moves != self._moves + 1:  # encode rebuilds
+            self._moves = -1
+            return
+        self._moves = state.moves
+        if phase == DISCARD:  # action is the card
+            self._views[seat][action] = 0.0  # out of the hand (HAND is 0)
+            for v, off in self._pile_to[seat]:
+                v[off + action] = 1.0
+            known = self._known[seat]
+            if action in known:
+                known.remove(action)
+                for v, off in self._held_to[seat]:
+                    v[off + action] = 0.0
+            if state.stats["reshuffles"] != self._reshuffles:  # the stock ran out: a new pile
+                self._rebuild_cards(state)
+        elif action == A.DRAW:
+            self._views[seat][state.hands[seat][-1]] = 1.0
+        elif action == A.TAKE:
+            c = state.locked
+            self._views[seat][c] = 1.0
+            for v, off in self._pile_to[state.owner[c]]:  # the owner of a taken card stays recorded
+                v[off + c] = 0.0
+            self._known[seat].add(c)
+            for v, off in self._held_to[seat]:
+                v[off + c] = 1.0
+        elif action == A.LOOK:
+            v = self._views[seat]
+            for c in state.hands[seat]:
+                v[c] = 1.0
+        elif action == A.KNOCK and state.stats["reshuffles"] != self._reshuffles:
+            self._rebuild_cards(state)
+
+    def _rebuild_cards(self, state: ThirtyOneState) -> None:
+        """Write every seat's card planes from the state."""
+        self._moves = state.moves
+        self._reshuffles = state.stats["reshuffles"]
+        hidden = state.current_player if state.phase == THROW else -1
+        for o, (v, marks) in enumerate(zip(self._views, self._marks, strict=True)):
+            v[:SEATS] = _ZEROS
+            marks[0] = marks[1] = -1  # top and locked cleared
+            if o != hidden:
+                for c in state.hands[o]:
+                    v[c] = 1.0  # HAND is 0
+        owner = state.owner
+        for c in state.pile:
+            for v, off in self._pile_to[owner[c]]:
+                v[off + c] = 1.0
+        self._known = [set(cards_of(m)) if m else set() for m in state.known]
+        for s, cards in enumerate(self._known):
+            for c in cards:
+                for v, off in self._held_to[s]:
+                    v[off + c] = 1.0
 
     def _new_round(self, state: ThirtyOneState) -> None:
-        """Per-seat rows (absolute seats) and global features that change only between rounds."""
-        self._cache_state, self._cache_version = state, state.pub_version
-        self._templates = [None] * self.n
-        self._rows = [
-            np.array(
+        """Write what changes only between rounds into every vector: the seat rows (rotated to each
+        observer; cached by the table's state) and the round number and players in the round."""
+        self._state, self._version = state, state.pub_version
+        self._rebuild_cards(state)
+        n = self.n
+        key = (*self._block_key, state.dealer, *state.tokens, *state.alive, *state.scores)
+        rows = _BLOCKS.get(key)
+        if rows is None:
+            if len(_BLOCKS) >= _BLOCK_CACHE:
+                _BLOCKS.clear()
+            rows = _BLOCKS[key] = self._seat_block(state)
+        end = SEATS + SEAT_FEATURES * n
+        active = len(state.seats)
+        self._lap_scale = 1.0 / (10.0 * active)
+        rnd = min(state.round_no / 30.0, 1.0)
+        act = active / 9.0
+        for v, marks, row in zip(self._views, self._marks, rows, strict=True):
+            v[SEATS:end] = row  # clears knocked and to act
+            v[ROUND] = rnd
+            v[ACTIVE] = act
+            marks[2] = -1
+            marks[3] = -2  # no knocker shown, and ANY_KNOCK to be written
+
+    def _seat_block(self, state: ThirtyOneState) -> list[memoryview]:
+        """Per observer, the seat rows of the table in relative order (knocked and to act 0)."""
+        rows = np.array(
+            [
                 [
                     1.0,
                     not state.alive[s],
                     state.lives(s) / self._lives,
                     state.on_county(s),
-                    0.0,  # knocked: set per call
+                    0.0,
                     s == state.dealer,
                     min(state.scores[s] / self._target, 1.0) if self._points else 0.0,
-                    0.0,  # to act: set per call
-                ],
-                np.float32,
-            )
-            for s in range(self.n)
-        ]
-        active = len(state.seats)
-        self._lap_scale = 1.0 / (10.0 * active)
-        self._constant = np.array(
-            [0.0] * (ROUND - PHASE) + [min(state.round_no / 30.0, 1.0), active / 9.0, self.n / 9.0, 0.0, *self._tail],
+                    0.0,
+                ]
+                for s in range(self.n)
+            ],
             np.float32,
         )
+        block = rows[self._rotate].reshape(self.n, SEAT_FEATURES * self.n)
+        return [memoryview(row) for row in block]
 
 
 PHASES = ("throw_down", "draw", "discard", "over")

@@ -42,6 +42,12 @@ STAT_KEYS = (
     "knocker_losses", "turns",
 )  # fmt: skip
 
+# legal_bytes() of the choices that are not a discard
+_DRAW_TAKE, _DRAW_TAKE_KNOCK, _THROW_LOOK = (
+    bytes(a in legal for a in range(A.NUM_ACTIONS))
+    for legal in ((A.DRAW, A.TAKE), (A.DRAW, A.TAKE, A.KNOCK), (A.THROW_DOWN, A.LOOK))
+)
+
 
 def _as_action(action: Any) -> int:
     try:
@@ -102,16 +108,17 @@ class ThirtyOneState:
     """One game (``episode="game"``) or one round (``episode="round"``); mutated by ``apply_action``."""
 
     __slots__ = (
-        "game", "opts", "n", "valuer", "rng", "tokens", "scores", "alive", "payoff", "n_out",
+        "game", "opts", "n", "valuer", "memo", "rng", "tokens", "scores", "alive", "payoff", "n_out",
         "dealer", "seats", "next_seat", "knock_from", "hands", "hand_mask", "stock", "pile", "owner",
         "disc_by", "known", "phase", "current_player", "locked", "knocker", "turn_no", "round_no",
-        "pub_version", "last_round", "stats", "ordered_stock", "deck",
+        "pub_version", "moves", "last_round", "stats", "ordered_stock", "deck",
     )  # fmt: skip
 
     def __init__(self, game: ThirtyOneGame, seed: int | None, deck: list[int] | None, dealer: int | None) -> None:
         o = game.options
         n = o.num_players
         self.game, self.opts, self.n, self.valuer = game, o, n, game.valuer
+        self.memo = game.valuer.memo  # hand values by bit set, every 3-card hand included
         self.rng = random.Random(seed)
         self.tokens = [game.start_tokens] * n  # lives + the free ride; 0 = out
         self.scores = [0] * n  # points game
@@ -124,7 +131,8 @@ class ThirtyOneState:
         self.owner = [-1] * NUM_CARDS  # who discarded each card now in the pile
         self.deck = list(game.deck_cards)  # permuted in place by each random deal
         self.round_no = 0
-        self.pub_version = 0
+        self.pub_version = 0  # changes with every deal and at the end
+        self.moves = 0  # apply_action calls (illegal ones included): lets caches check they are current
         self.last_round: dict[str, Any] | None = None
         self.stats = dict.fromkeys(STAT_KEYS, 0)
         self._start_round(deck)
@@ -143,24 +151,40 @@ class ThirtyOneState:
             return [A.THROW_DOWN, A.LOOK]
         return []
 
+    def legal_bytes(self) -> bytearray:
+        """``legal_actions()`` as a 0/1 byte per action (a new buffer): the env's action mask."""
+        ph = self.phase
+        if ph == DISCARD:
+            out = bytearray(A.NUM_ACTIONS)
+            for c in self.hands[self.current_player]:
+                out[c] = 1
+            if self.locked >= 0:
+                out[self.locked] = 0
+            return out
+        if ph == DRAW:
+            return bytearray(_DRAW_TAKE_KNOCK if self.knocker < 0 and self._may_knock() else _DRAW_TAKE)
+        return bytearray(_THROW_LOOK if ph == THROW else A.NUM_ACTIONS)
+
     def apply_action(self, action: int) -> None:
         if type(action) is not int:
             action = _as_action(action)
+        self.moves += 1
         ph = self.phase
         p = self.current_player
         if ph == DISCARD:
-            if 0 <= action < NUM_CARDS and (self.hand_mask[p] >> action) & 1:
+            hand = self.hands[p]
+            if action in hand:  # a list of 4: cheaper than testing the (two-digit) bit set
                 if action != self.locked:
                     bit = 1 << action
-                    self.hands[p].remove(action)
-                    self.hand_mask[p] ^= bit
+                    hand.remove(action)
+                    self.hand_mask[p] = mask = self.hand_mask[p] ^ bit
                     self.pile.append(action)
                     self.owner[action] = p
                     self.disc_by[p] |= bit
                     self.known[p] &= ~bit
                     self.locked = -1
                     self.turn_no += 1
-                    if self.valuer.value(self.hand_mask[p]) >= BLITZ:
+                    if self.memo[mask] >= BLITZ:  # 3 cards: always in the memo
                         self._end_round("blitz", self.knocker)
                     else:
                         self._next_turn()

@@ -1,0 +1,116 @@
+"""Behaviour-cloning warm start: the teacher's data, the cloning, and the trainer's use of it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from agents import checkpoint, load
+from agents.networks import ActorCritic
+from tests.test_train_trainer import tiny
+from train import pretrain as pretrain_module
+from train.config import load_config
+from train.pretrain import behaviour_clone, collect_demonstrations, play_teacher
+from train.pretrain import main as pretrain_main
+from train.trainer import Trainer
+
+OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_teacher_data_is_legal_and_seeded(game):
+    data = play_teacher(game, OPTIONS[game], "rule", 5, seed=3)
+    n = len(data["action"])
+    assert n > 0 and all(len(v) == n for v in data.values())
+    assert data["mask"][np.arange(n), data["action"]].all()  # every recorded action was legal
+    assert set(data["deal"].tolist()) == set(range(5))
+    again = play_teacher(game, OPTIONS[game], "rule", 5, seed=3)
+    assert all(np.array_equal(data[k], again[k]) for k in data)
+
+
+def test_skat_returns_are_the_seats_scores():
+    # Skat pays only at the end of a deal, so with gamma 1 every decision of a seat carries the
+    # seat's deal score; tournament scores of a deal add up to the declarer's score, plus 40 per
+    # defender when the declarer lost, or to 0 when all passed.
+    data = play_teacher("skat", {"scoring": "tournament"}, "rule", 30, seed=5, reward_scale=0.01)
+    per_seat: dict[tuple[int, int], set[float]] = defaultdict(set)
+    for deal, seat, ret in zip(data["deal"], data["seat"], data["ret"], strict=True):
+        per_seat[int(deal), int(seat)].add(round(float(ret) * 100, 3))
+    assert all(len(v) == 1 for v in per_seat.values())
+    for deal in range(30):
+        scores = sorted(per_seat[deal, s].pop() for s in range(3))
+        if scores == [0, 0, 0]:
+            continue
+        declarer = [x for x in scores if x not in (0, 40)]
+        assert len(declarer) == 1, scores
+        assert scores.count(40) in (0, 2) and (scores.count(40) == 2) == (declarer[0] < 0), scores
+
+
+def test_discounted_returns():
+    data = play_teacher("thirtyone", {"num_players": 2, "lives": 1}, "rule", 3, seed=1, gamma=0.5)
+    for deal, seat in {(int(d), int(s)) for d, s in zip(data["deal"], data["seat"], strict=True)}:
+        rets = data["ret"][(data["deal"] == deal) & (data["seat"] == seat)]
+        # one terminal reward, discounted by 0.5 per earlier decision of the seat
+        assert np.allclose(rets[:-1], 0.5 * rets[1:])
+
+
+def test_collection_does_not_depend_on_workers(monkeypatch):
+    monkeypatch.setattr(pretrain_module, "CHUNK", 10)
+    one = collect_demonstrations("thirtyone", OPTIONS["thirtyone"], "rule", 25, seed=2, workers=1, progress=False)
+    two = collect_demonstrations("thirtyone", OPTIONS["thirtyone"], "rule", 25, seed=2, workers=2, progress=False)
+    assert all(np.array_equal(one[k], two[k]) for k in one)
+    assert sorted(set(one["deal"].tolist())) == list(range(25))
+
+
+def test_cloning_learns_the_teacher():
+    data = play_teacher("thirtyone", OPTIONS["thirtyone"], "rule", 40, seed=4)
+    torch.manual_seed(0)
+    net = ActorCritic(data["obs"].shape[1], data["mask"].shape[1], [64])
+
+    def value_error() -> float:  # over all decisions, most of them trained on
+        with torch.no_grad():
+            return float(((net.value(torch.from_numpy(data["obs"])) - torch.from_numpy(data["ret"])) ** 2).mean())
+
+    before = behaviour_clone(net, data, epochs=0, batch_size=64, learning_rate=1e-3, value_coef=0.5,
+                             holdout=0.25, seed=0, progress=False)
+    error = value_error()
+    after = behaviour_clone(net, data, epochs=10, batch_size=64, learning_rate=3e-3, value_coef=0.5,
+                            holdout=0.25, seed=0, progress=False)
+    assert after["pretrain/accuracy"] > before["pretrain/accuracy"] + 0.25  # held-out deals: 0.25 -> 0.6
+    assert value_error() < error
+    assert next(net.parameters()).device.type == "cpu"
+
+
+def test_trainer_warm_start_then_resume(tmp_path):
+    overrides = tiny(tmp_path, "thirtyone", "pretrain.teacher=rule", "pretrain.episodes=4", "pretrain.epochs=2")
+    trainer = Trainer(load_config(overrides=overrides))
+    trainer.train()
+    assert trainer.pretrain_metrics["pretrain/decisions"] > 0
+    run = tmp_path / "ckpt" / "t"
+    warm = checkpoint.load(run / "pretrained.pt", resumable=True)
+    assert warm["trainer"]["global_step"] == 0 and warm["trainer"]["pretrain"]
+    events = EventAccumulator(str(tmp_path / "runs" / "t"))
+    events.Reload()
+    assert {"pretrain/accuracy", "pretrain/policy_loss"} <= set(events.Tags()["scalars"])
+    assert events.Scalars("eval/win_rate_vs_rule")[0].step == 0  # the warm start is evaluated first
+    # A run resumed from the warm start does not clone again and starts at step 0.
+    resumed = Trainer.resume(str(run / "pretrained.pt"), [f"checkpoint_dir={tmp_path}/ck2", "run_name=r"])
+    assert resumed.pretrain_metrics == trainer.pretrain_metrics and resumed.global_step == 0
+    resumed.pretrain = None  # would fail if called
+    resumed.train()
+    assert resumed.global_step >= 80
+
+
+def test_pretrain_cli_writes_a_playing_checkpoint(tmp_path, capsys):
+    out = tmp_path / "bc.pt"
+    assert pretrain_main(["--game", "thirtyone", "--episodes", "3", "--out", str(out), "--set",
+                          "env_options={num_players: 3, lives: 1}", "hidden=16", "pretrain.epochs=1",
+                          "progress=false", "num_workers=1", f"runs_dir={tmp_path}/runs"]) == 0
+    assert "pretrain/accuracy" in capsys.readouterr().out
+    agent = load(out, game="thirtyone")
+    assert agent.metadata["pretrain"]["pretrain/decisions"] > 0
+    assert pretrain_main(["--game", "thirtyone", "--teacher", "nobody.pt", "--out", str(out)]) == 2

@@ -1,0 +1,248 @@
+"""Warm start by behaviour cloning: imitate a teacher (the rule baseline) before self-play RL.
+
+PPO from random weights finds the safe local optimum of Skat quickly -- pass every hand and
+collect the defenders' points -- and rarely leaves it; in Thirty-One it needs millions of
+decisions to learn what a hand is worth. Starting from a policy that already plays like the
+baseline (AlphaStar-style supervised initialisation) lets PPO spend its budget on the part that
+matters: beating that baseline. With ``pretrain.teacher`` set in a config the trainer, before its
+first update:
+
+1. plays ``pretrain.episodes`` deals (Thirty-One: whole games) with the teacher in every seat and
+   records each decision: observation, action mask, the teacher's action, and the seat's return
+   from that decision on (scaled and discounted exactly as PPO's value target);
+2. trains the learner's network on them: cross-entropy of the masked policy on the teacher's
+   action, plus ``value_coef`` x the squared error of the critic on the return, so PPO's first
+   advantages come from a critic that already knows what the positions are worth;
+3. logs ``pretrain/{accuracy, policy_loss, value_loss}`` on a held-out part of the deals.
+
+Pretraining steps are not counted in ``global_step`` (they are not environment steps of the
+learner); the teacher's decisions are. Deals are played in chunks seeded by ``(seed, chunk)``, so
+the data set is the same for any number of worker processes.
+
+    python -m train.pretrain --config configs/skat_ppo.yaml --out skat_bc.pt   # stand-alone
+    python -m train --resume skat_bc.pt --set run_name=skat_finetune            # then RL from it
+
+The stand-alone checkpoint plays (``agents.load``) and resumes as a run at update 0 whose warm
+start is done, so one pretraining can seed several fine-tuning runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import sys
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+import agents
+from agents.networks import adam, masked_log_probs
+from envs.gym import aec_env
+
+CHUNK = 50  # deals per work item
+
+
+def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
+                 gamma: float = 1.0, reward_scale: float = 1.0) -> dict[str, np.ndarray]:
+    """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
+    and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
+
+    One teacher instance per seat (rule agents keep per-deal state); rewards are credited to the
+    decision they follow, as in the trainer's rollouts (PettingZoo ``last()`` semantics).
+    """
+    env = aec_env(game, **env_options)
+    rng = np.random.default_rng(seed)
+    seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
+    players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    deal_of: list[int] = []
+    seat_of_row: list[int] = []
+    for deal in range(episodes):
+        env.reset(seed=int(rng.integers(2**31)))
+        for player in players:
+            player.reset()
+        base = len(actions)  # rows of this deal start here
+        rows: list[list[int]] = [[] for _ in players]  # per seat: its decisions, as offsets from base
+        rewards: list[float] = []  # per decision of this deal: reward that reached the seat after it
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, _ = env.last()
+            seat = seat_of[agent]
+            if rows[seat]:
+                rewards[rows[seat][-1]] += reward * reward_scale
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = int(players[seat].act(observation))
+            rows[seat].append(len(rewards))
+            rewards.append(0.0)
+            obs_rows.append(observation["observation"])
+            mask_rows.append(observation["action_mask"].astype(bool))
+            actions.append(action)
+            deal_of.append(deal)
+            seat_of_row.append(seat)
+            env.step(action)
+        returns.extend([0.0] * len(rewards))
+        for decisions in rows:
+            future = 0.0
+            for row in reversed(decisions):
+                future = rewards[row] + gamma * future
+                returns[base + row] = future
+    return {"obs": np.asarray(obs_rows, dtype=np.float32), "mask": np.asarray(mask_rows, dtype=bool),
+            "action": np.asarray(actions, dtype=np.int64), "ret": np.asarray(returns, dtype=np.float32),
+            "deal": np.asarray(deal_of, dtype=np.int64), "seat": np.asarray(seat_of_row, dtype=np.int8)}
+
+
+def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
+    index, game, env_options, teacher, episodes, seed, gamma, reward_scale = args
+    torch.set_num_threads(1)
+    return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale)
+
+
+def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
+                           workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
+                           progress: bool = True) -> dict[str, np.ndarray]:
+    """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes."""
+    agents.make(teacher, game=game)  # fail here, with the spec's own error, not inside a worker
+    sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale) for i, n in enumerate(sizes)]
+    parts: dict[int, dict[str, np.ndarray]] = {}
+    bar = tqdm(total=episodes, unit="deal", desc=f"pretrain: {teacher} plays", disable=not progress,
+               dynamic_ncols=True)
+    if workers <= 1:
+        for job in jobs:
+            index, part = _chunk_job(job)
+            parts[index] = part
+            bar.update(sizes[index])
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for index, part in pool.imap_unordered(_chunk_job, jobs):
+                parts[index] = part
+                bar.update(sizes[index])
+    bar.close()
+    ordered = [parts[i] for i in range(len(jobs))]
+    for i, part in enumerate(ordered):
+        part["deal"] = part["deal"] + i * CHUNK  # unique over chunks
+    return {key: np.concatenate([p[key] for p in ordered]) for key in ordered[0]}
+
+
+def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
+                    learning_rate: float, value_coef: float, holdout: float, seed: int,
+                    progress: bool = True, device: str | None = None) -> dict[str, float]:
+    """Fit ``network``'s policy to the teacher's actions (and its critic, if any, to the returns).
+
+    Returns held-out metrics: ``pretrain/accuracy`` (greedy action = teacher's), ``policy_loss``
+    (cross-entropy) and, for actor-critics, ``value_loss``. Runs on ``device`` (default: CUDA when
+    available, a plain supervised job that a GPU speeds up a lot) and leaves the network on the CPU.
+    """
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    rng = np.random.default_rng([seed, 4242])
+    n = len(data["action"])
+    if n == 0:
+        raise ValueError("pretraining data is empty: the teacher made no decisions")
+    # Hold out whole deals: decisions of one deal are too alike to test each other.
+    deals = np.unique(data["deal"]) if "deal" in data else np.arange(n)
+    held = rng.permutation(deals)[: max(1, int(len(deals) * holdout))] if holdout > 0 and len(deals) > 1 else []
+    is_test = np.isin(data["deal"] if "deal" in data else np.arange(n), held)
+    test, train = np.flatnonzero(is_test), np.flatnonzero(~is_test)
+    n_test = len(test)
+    tensors = {k: torch.from_numpy(data[k]).to(device) for k in ("obs", "mask", "action", "ret")}
+    network.to(device)
+    has_value = hasattr(network, "value")
+    optimizer = adam(network.parameters(), lr=learning_rate)
+    steps_per_epoch = math.ceil(len(train) / batch_size)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: max(0.05, 1.0 - step / max(1, epochs * steps_per_epoch)))
+
+    def losses(idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        obs, mask, action = tensors["obs"][idx], tensors["mask"][idx], tensors["action"][idx]
+        log_probs = masked_log_probs(network.policy_logits(obs), mask)
+        policy_loss = -log_probs.gather(1, action[:, None]).mean()
+        correct = (log_probs.argmax(1) == action).float().mean()
+        value_loss = ((network.value(obs) - tensors["ret"][idx]) ** 2).mean() if has_value else torch.zeros(())
+        return policy_loss, value_loss, correct
+
+    bar = tqdm(total=epochs * steps_per_epoch, unit="batch", desc="pretrain: cloning", disable=not progress,
+               dynamic_ncols=True)
+    network.train()
+    for _epoch in range(epochs):
+        perm = torch.from_numpy(train[rng.permutation(len(train))]).to(device)
+        for start in range(0, len(perm), batch_size):
+            policy_loss, value_loss, _ = losses(perm[start : start + batch_size])
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(network.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            bar.update(1)
+            if bar.n % 50 == 0:  # .item() waits for the device
+                bar.set_postfix_str(f"loss={policy_loss.item():.3f}")
+    bar.close()
+    network.to("cpu")
+    metrics = {"pretrain/decisions": float(n), "pretrain/train_decisions": float(len(train))}
+    if n_test:
+        with torch.no_grad():
+            sums = np.zeros(3)
+            for start in range(0, n_test, 4096):
+                idx = torch.from_numpy(test[start : start + 4096]).to(device)
+                sums += np.array([t.item() for t in losses(idx)]) * len(idx)
+        policy_loss, value_loss, accuracy = (float(x) for x in sums / n_test)
+        metrics.update({"pretrain/accuracy": accuracy, "pretrain/policy_loss": policy_loss})
+        if has_value:
+            metrics["pretrain/value_loss"] = value_loss
+    return metrics
+
+
+def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int,
+             gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True) -> dict[str, float]:
+    """Collect the teacher's deals and clone them into ``network`` (``cfg``: a ``PretrainConfig``)."""
+    data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
+                                  progress)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(max(1, workers))
+    try:
+        return behaviour_clone(network, data, cfg.epochs, cfg.batch_size, cfg.learning_rate, cfg.value_coef,
+                               cfg.holdout, seed, progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone: clone a teacher into a playing checkpoint (no RL), e.g. to compare with PPO."""
+    from train.config import ConfigError, load_config
+    from train.trainer import Trainer
+
+    parser = argparse.ArgumentParser(prog="python -m train.pretrain", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", help="training config giving game, env options, network and pretrain keys")
+    parser.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--game", choices=["skat", "thirtyone"])
+    parser.add_argument("--teacher", default="rule")
+    parser.add_argument("--episodes", type=int)
+    parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
+    args = parser.parse_args(argv)
+    overrides = list(args.overrides) + [f"pretrain.teacher={args.teacher}"]
+    if args.game:
+        overrides.append(f"game={args.game}")
+    if args.episodes:
+        overrides.append(f"pretrain.episodes={args.episodes}")
+    try:
+        trainer = Trainer(load_config(args.config, overrides))
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    metrics = trainer.pretrain()
+    path = trainer.save(args.out, pretrain=metrics)  # resumable: `python -m train --resume` fine-tunes it
+    print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
