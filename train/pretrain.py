@@ -201,12 +201,16 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
 
 
 def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int,
-             gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True) -> dict[str, float]:
-    """Collect the teacher's deals and clone them into ``network`` (``cfg``: a ``PretrainConfig``)."""
+             gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True,
+             torch_threads: int = 1) -> dict[str, float]:
+    """Collect the teacher's deals and clone them into ``network`` (``cfg``: a ``PretrainConfig``).
+
+    ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores.
+    """
     data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
                                   progress)
     threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, workers))
+    torch.set_num_threads(torch_threads)
     try:
         return behaviour_clone(network, data, cfg.epochs, cfg.batch_size, cfg.learning_rate, cfg.value_coef,
                                cfg.holdout, seed, progress)

@@ -139,7 +139,7 @@ class Trainer:
         cfg = self.cfg
         gamma = getattr(getattr(cfg, cfg.algorithm), "gamma", 1.0)
         self.pretrain_metrics = pretrain(self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed,
-                                         cfg.num_workers, gamma, cfg.reward_scale, cfg.progress)
+                                         cfg.num_workers, gamma, cfg.reward_scale, cfg.progress, cfg.torch_threads)
         return self.pretrain_metrics
 
     # --- the loop -------------------------------------------------------------------------------
