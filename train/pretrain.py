@@ -15,9 +15,10 @@ first update:
    advantages come from a critic that already knows what the positions are worth;
 3. logs ``pretrain/{accuracy, policy_loss, value_loss}`` on a held-out part of the deals.
 
-Pretraining steps are not counted in ``global_step`` (they are not environment steps of the
-learner); the teacher's decisions are. Deals are played in chunks seeded by ``(seed, chunk)``, so
-the data set is the same for any number of worker processes.
+Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
+decisions of the learner); TensorBoard shows them as ``pretrain/decisions``. Deals are played
+in chunks seeded by ``(seed, chunk)``, so the data set is the same for any number of worker
+processes.
 
     python -m train.pretrain --config configs/skat_ppo.yaml --out skat_bc.pt   # stand-alone
     python -m train --resume skat_bc.pt --set run_name=skat_finetune            # then RL from it
