@@ -132,6 +132,8 @@ class ObservationEncoder:
             self._rebuild_cards(state)
         v = self._views[seat]
         marks = self._marks[seat]
+        # The one-hot moves below are written out, not a helper: a call per mark would cost more
+        # than the writes, once per decision.
         top_, locked_, cp_, knocker_, ph_ = marks
         pile = state.pile
         top = pile[-1] if pile else -1

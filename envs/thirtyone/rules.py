@@ -141,7 +141,7 @@ class ThirtyOneState:
     def legal_actions(self) -> list[int]:
         ph = self.phase
         if ph == DRAW:
-            if self.knocker < 0 and self._may_knock():
+            if self._knock_open():
                 return [A.DRAW, A.TAKE, A.KNOCK]
             return [A.DRAW, A.TAKE]
         if ph == DISCARD:
@@ -162,7 +162,7 @@ class ThirtyOneState:
                 out[self.locked] = 0
             return out
         if ph == DRAW:
-            return bytearray(_DRAW_TAKE_KNOCK if self.knocker < 0 and self._may_knock() else _DRAW_TAKE)
+            return bytearray(_DRAW_TAKE_KNOCK if self._knock_open() else _DRAW_TAKE)
         return bytearray(_THROW_LOOK if ph == THROW else A.NUM_ACTIONS)
 
     def apply_action(self, action: int) -> None:
@@ -270,6 +270,10 @@ class ThirtyOneState:
 
     def on_county(self, seat: int) -> bool:
         return self.opts.free_ride and self.tokens[seat] == 1
+
+    def _knock_open(self) -> bool:
+        """Knock is a legal choice now (nobody has knocked this round, and the player may)."""
+        return self.knocker < 0 and self._may_knock()
 
     def _may_knock(self) -> bool:
         if self.turn_no < self.knock_from:
