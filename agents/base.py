@@ -22,6 +22,9 @@ class Agent:
     # True if the agent keeps no per-deal state, so one instance may play many seats and tables
     # at once (the trainer and evaluation then batch its decisions through act_batch).
     shareable: bool = False
+    # False if the agent reads only observation["action_mask"]: collectors may then hand it
+    # {"action_mask": ...} alone and skip building the observation vector.
+    needs_observation: bool = True
 
     def act(self, observation: Observation) -> int:
         raise NotImplementedError

@@ -117,11 +117,12 @@ class PPO:
             order = torch.from_numpy(rng.permutation(batch_size))
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size]
+                mb_obs, mb_mask = b_obs[mb], b_mask[mb]  # gathered once: the widest tensors
 
-                log_probs = masked_log_probs(self.network.policy_logits(b_obs[mb]), b_mask[mb])
+                log_probs = masked_log_probs(self.network.policy_logits(mb_obs), mb_mask)
                 new_logp = log_probs.gather(1, b_actions[mb].unsqueeze(1)).squeeze(1)
-                entropy = masked_entropy(log_probs, b_mask[mb])
-                new_value = self.network.value(b_obs[mb])
+                entropy = masked_entropy(log_probs, mb_mask)
+                new_value = self.network.value(mb_obs)
                 log_ratio = new_logp - b_logp[mb]
                 ratio = log_ratio.exp()
 

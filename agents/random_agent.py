@@ -12,6 +12,7 @@ from agents.base import Agent, Observation, check_game
 class RandomAgent(Agent):
     name = "random"
     shareable = True
+    needs_observation = False
 
     def __init__(self, game: str, seed: int | None = None) -> None:
         self.game = check_game(game)

@@ -54,6 +54,8 @@ class SingleAgentEnv(gym.Env):
     ) -> None:
         self.aec = aec_env(game, **(env_options or {})) if isinstance(game, str) else game()
         self.seats = list(self.aec.possible_agents)
+        # Opponents that read only the mask skip the observation (the project's envs offer action_mask).
+        self._action_mask = getattr(self.aec, "action_mask", None) or (lambda a: self.aec.observe(a)["action_mask"])
         n = len(self.seats)
         if learner_seat is not None and not 0 <= learner_seat < n:
             raise ValueError(f"learner_seat must be in 0..{n - 1} (or None to rotate), got {learner_seat}")
@@ -136,13 +138,14 @@ class SingleAgentEnv(gym.Env):
             if terminated or truncated:
                 aec.step(None)
                 continue
-            obs = aec.observe(agent)
             opponent = self._seat_of_opponent[agent]
             if opponent is None:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = np.flatnonzero(self._action_mask(agent))
                 aec.step(int(legal[self.np_random.integers(legal.size)]))
+            elif not getattr(opponent, "needs_observation", True):
+                aec.step(opponent.act({"action_mask": self._action_mask(agent)}))
             else:
-                aec.step(opponent.act(obs))
+                aec.step(opponent.act(aec.observe(agent)))
         return 0.0, True  # the agent left the game without a final visit (not PettingZoo-conform)
 
     def _observation(self) -> Any:

@@ -118,6 +118,16 @@ class ClassicWrapper(OrderEnforcingWrapper):
             self._prev_mask = obs["action_mask"]
         return obs
 
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The mask of ``observe(agent)`` without the observation (see the raw env's ``action_mask``)."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        mask = raw.action_mask(agent)
+        if agent == raw.agent_selection:
+            self._prev_mask = mask
+        return mask
+
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:
             raise AttributeError(_BEFORE_RESET.format("agent_selection"))
@@ -152,7 +162,7 @@ class ClassicWrapper(OrderEnforcingWrapper):
                 assert ok and 0 <= int(action) < self._num_actions, "action is not in action space"
         mask = self._prev_mask  # TerminateIllegalWrapper
         if mask is None and not dead:
-            mask = self.observe(agent)["action_mask"]
+            mask = raw.action_mask(agent) if hasattr(raw, "action_mask") else self.observe(agent)["action_mask"]
         self._prev_mask = None
         if self._terminated and dead:
             raw._was_dead_step(action)

@@ -100,6 +100,45 @@ def test_rollout_credits_every_reward_to_the_seat_that_earned_it(game, learner_s
     assert all(np.array_equal(batch[k], again[k]) for k in batch)  # (seed, update, chunk) fixes a rollout
 
 
+class _MaskOnlyRandom:
+    """A random player that must never be shown more than the action mask."""
+
+    needs_observation = False
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+        self.decisions = 0
+
+    def act(self, observation: dict) -> int:
+        assert set(observation) == {"action_mask"}
+        self.decisions += 1
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_rollout_hands_mask_only_players_the_mask(game):
+    from train.rollout import LEARNER, play
+
+    envs = [aec_env(game) for _ in range(3)]
+    opponent = _MaskOnlyRandom()
+    deals = [0] * len(envs)
+
+    def start(i, _steps):
+        if deals[i] == 2:
+            return None
+        deals[i] += 1
+        n = len(envs[i].possible_agents)
+        return 10 * i + deals[i], [LEARNER] + [opponent] * (n - 1), ["learner"] + ["random"] * (n - 1)
+
+    def learner(obs, mask, traj):
+        return np.array([np.flatnonzero(m)[0] for m in mask]), {}
+
+    episodes, batch = play(envs, start, learner)
+    assert len(episodes) == 6 and opponent.decisions > 0
+    assert sum(e.length for e in episodes) == opponent.decisions + len(batch["action"])
+    assert batch["mask"][np.arange(len(batch["action"])), batch["action"]].all()
+
+
 def test_evaluation_statistics():
     assert is_win([90.0, 0.0, 0.0], 0) and not is_win([90.0, 0.0, 0.0], 1)
     assert is_win([-110.0, 40.0, 40.0], 2) and not is_win([0.0, 0.0, 0.0], 0)

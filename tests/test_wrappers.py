@@ -97,3 +97,30 @@ def test_same_as_pettingzoo_wrappers(game: str) -> None:
         assert not ours.agents and not theirs.agents
         same(outcome(lambda e=ours: e.step(None)), outcome(lambda e=theirs: e.step(None)))
     assert illegal_ends == 3
+
+
+@pytest.mark.parametrize("game", ["thirtyone", "skat"])
+def test_action_mask_is_the_mask_of_observe(game: str) -> None:
+    """``action_mask(agent)`` (the mask-only path of random players) equals ``observe(agent)["action_mask"]``
+    for every agent at every decision, and an illegal move after it still ends the episode."""
+    rng = np.random.default_rng(1)
+    for seed in range(4):
+        env = ClassicWrapper(env_module(game).raw_env(), illegal_reward=-1)
+        env.reset(seed=seed)
+        while env.agents:
+            for agent in env.agents:
+                same(env.action_mask(agent), env.observe(agent)["action_mask"])
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            mask = env.action_mask(agent)
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    env = ClassicWrapper(env_module(game).raw_env(), illegal_reward=-1)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    illegal = int(np.flatnonzero(env.action_mask(agent) == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert env.rewards[agent] == -1 and all(env.terminations.values())

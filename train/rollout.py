@@ -100,6 +100,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
     def advance(i: int) -> tuple[Any, int, dict[str, np.ndarray]] | None:
         """Move env i to its next decision: (actor, seat, observation); None when out of deals."""
         env = envs[i]
+        mask_only = getattr(env, "action_mask", None)
         while True:
             slot = slots[i]
             while env.agents:
@@ -114,7 +115,13 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
                     slot.pending[seat] = -1
                     env.step(None)
                     continue
-                return slot.actors[seat], seat, env.observe(agent)
+                actor = slot.actors[seat]
+                if actor is not LEARNER and not actor.needs_observation and mask_only is not None:
+                    # A player that reads only the mask gains nothing from batching: it acts at once.
+                    slot.length += 1
+                    env.step(actor.act({"action_mask": mask_only(agent)}))
+                    continue
+                return actor, seat, env.observe(agent)
             stats = env.unwrapped.episode_stats() if hasattr(env.unwrapped, "episode_stats") else {}
             episodes.append(Episode(slot.returns, slot.players, slot.length, dict(stats)))
             if not begin(i):

@@ -131,13 +131,16 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         pos = (_SEAT[agent] - self.dealer - 1) % 3
+        return {"observation": self._encoder.vectors[pos].copy(), "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``observe(agent)["action_mask"]`` alone (all zeros unless ``agent`` is to act): what a
+        player that reads only the legal actions needs, without copying the observation."""
         state = self.state
-        if state.current_player == pos:
+        if state.current_player == (_SEAT[agent] - self.dealer - 1) % 3:
             bits = state.legal_mask().to_bytes(_MASK_BYTES, "little")
-            mask = np.unpackbits(np.frombuffer(bits, np.uint8), count=A.NUM_ACTIONS, bitorder="little").view(np.int8)
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": self._encoder.vectors[pos].copy(), "action_mask": mask}
+            return np.unpackbits(np.frombuffer(bits, np.uint8), count=A.NUM_ACTIONS, bitorder="little").view(np.int8)
+        return self._zero_mask.copy()
 
     def step(self, action: int) -> None:
         agent = self.agent_selection

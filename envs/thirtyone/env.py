@@ -123,13 +123,16 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return {"observation": self._encoder.encode(self.game_state, self._seat[agent]),
+                "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``observe(agent)["action_mask"]`` alone (all zeros unless ``agent`` is to act): what a
+        player that reads only the legal actions needs, without encoding the observation."""
         st = self.game_state
-        seat = self._seat[agent]
-        if seat == st.current_player:
-            mask = np.frombuffer(st.legal_bytes(), _INT8)  # a new bytearray: writable, not shared
-        else:
-            mask = np.zeros(NUM_ACTIONS, _INT8)
-        return {"observation": self._encoder.encode(st, seat), "action_mask": mask}
+        if self._seat[agent] == st.current_player:
+            return np.frombuffer(st.legal_bytes(), _INT8)  # a new bytearray: writable, not shared
+        return np.zeros(NUM_ACTIONS, _INT8)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
