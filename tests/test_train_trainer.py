@@ -11,7 +11,7 @@ from agents import checkpoint, make
 from agents.networks import network_spec
 from envs.gym import aec_env
 from train.__main__ import main
-from train.config import load_config
+from train.config import ConfigError, load_config
 from train.evaluate import evaluate, is_win
 from train.opponents import OpponentPool
 from train.rollout import RolloutWorker
@@ -146,3 +146,27 @@ def test_evaluation_statistics():
     assert result.episodes == 30 and 0.0 <= result.win_rate <= 1.0 and result.score_ci > 0
     low, high = result.win_ci
     assert low <= result.win_rate <= high
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_duplicate_evaluation_pairs_each_deal_with_the_opponent_in_the_same_seat(game):
+    options = {"num_players": 3, "lives": 1} if game == "thirtyone" else {}
+    same = evaluate(make("rule", game=game), "rule", game, options, episodes=12, seed=3, duplicate=True)
+    if game == "skat":  # deterministic against itself: every replayed deal is the same deal, difference 0
+        assert same.advantage == 0.0 and same.advantage_ci == 0.0
+    else:  # Thirty-One's rule agent breaks ties at random
+        assert abs(same.advantage) <= 1.5 and same.advantage_ci >= 0
+    # A random player's differences are real ones, and its plain score is unchanged by the replay.
+    plain = evaluate(make("random", game=game, seed=1), "rule", game, options, episodes=12, seed=3)
+    dup = evaluate(make("random", game=game, seed=1), "rule", game, options, episodes=12, seed=3, duplicate=True)
+    assert dup.mean_score == plain.mean_score and plain.advantage is None
+    assert dup.advantage != 0.0 and dup.advantage_ci > 0 and "advantage over rule" in str(dup)
+
+
+def test_trainer_logs_the_duplicate_advantage(tmp_path):
+    trainer = Trainer(load_config(overrides=tiny(tmp_path, "skat", "eval_duplicate=true", "eval_opponents=[rule]",
+                                                  "best_metric=eval/advantage_vs_rule", "total_timesteps=24")))
+    results = trainer.train()
+    assert {"eval/advantage_vs_rule", "eval/advantage_ci_vs_rule"} <= set(results)
+    with pytest.raises(ConfigError, match="advantage"):
+        Trainer(load_config(overrides=tiny(tmp_path, "skat", "best_metric=eval/advantage_vs_rule")))

@@ -85,6 +85,7 @@ class TrainConfig:
     eval_episodes: int = 200  # deals per evaluation opponent, seats rotated
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "rule"])  # [] -> no evaluation
     eval_greedy: bool = False  # evaluate the argmax policy instead of sampling
+    eval_duplicate: bool = False  # replay each deal with the opponent in the agent's seat: eval/advantage_vs_*
     best_metric: str = "eval/mean_score_vs_rule"
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
     runs_dir: str = "runs"

@@ -8,7 +8,11 @@ deals come from a fixed seed, so successive evaluations of a run see the same de
   mean with a normal 95% confidence interval;
 * win: the agent's return is the highest at the table and not everyone's is equal (Skat: a won
   game as declarer, or a defeated declarer as defender; a passed-in deal is no win), with a
-  Wilson 95% interval.
+  Wilson 95% interval;
+* advantage (``duplicate=True``): every deal is played a second time with the opponent in the
+  agent's seat, and the agent's score minus that score is averaged over deals. The cards cancel
+  out of the difference, so its interval is narrower than the score's; against a deterministic
+  baseline (Skat's ``rule``) the baseline's advantage over itself is exactly 0.
 """
 
 from __future__ import annotations
@@ -34,10 +38,15 @@ class EvalResult:
     score_ci: float  # half-width of the 95% interval
     win_rate: float
     win_ci: tuple[float, float]  # Wilson 95% interval
+    advantage: float | None = None  # duplicate only: score minus the opponent's score in the same seat and deal
+    advantage_ci: float | None = None
 
     def __str__(self) -> str:
-        return (f"vs {self.opponent}: score {self.mean_score:+.2f} ± {self.score_ci:.2f}, "
+        text = (f"vs {self.opponent}: score {self.mean_score:+.2f} ± {self.score_ci:.2f}, "
                 f"win {self.win_rate:.1%} [{self.win_ci[0]:.1%}, {self.win_ci[1]:.1%}] ({self.episodes} deals)")
+        if self.advantage is not None:
+            text += f", advantage over {self.opponent} {self.advantage:+.2f} ± {self.advantage_ci:.2f}"
+        return text
 
 
 def is_win(returns: list[float], seat: int) -> bool:
@@ -46,8 +55,9 @@ def is_win(returns: list[float], seat: int) -> bool:
 
 
 def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any] | None = None,
-             episodes: int = 200, seed: int = 0, num_envs: int = 16) -> EvalResult:
-    """Play ``episodes`` deals of ``agent`` against ``opponent`` (a spec string) in every other seat."""
+             episodes: int = 200, seed: int = 0, num_envs: int = 16, duplicate: bool = False) -> EvalResult:
+    """Play ``episodes`` deals of ``agent`` against ``opponent`` (a spec string) in every other seat;
+    ``duplicate``: replay them with ``opponent`` in the agent's seat too (see ``advantage``)."""
     if not agent.shareable:
         num_envs = 1  # an agent with per-deal state plays one deal at a time
     envs = [aec_env(game, **(env_options or {})) for _ in range(min(num_envs, episodes))]
@@ -71,19 +81,51 @@ def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any]
             opponents[i, seat] = made
         return opponents[i, seat]
 
+    deals: list[tuple[int, int]] = []  # (env seed, the agent's seat) of every deal, in start order
+
     def start(i: int, _learner_steps: int) -> Seating | None:
         nonlocal started
         if started >= episodes:
             return None
         seat = started % n
         started += 1
+        deals.append((int(rng.integers(2**31)), seat))
         actors = [agent if s == seat else opponent_for(i, s) for s in range(n)]
         players = ["agent" if s == seat else opponent for s in range(n)]
-        return int(rng.integers(2**31)), actors, players
+        return deals[-1][0], actors, players
 
     _check_shape(agent, env_shape, "the evaluated agent")
     results, _ = play(envs, start)
-    return summarize(opponent, results)
+    result = summarize(opponent, results)
+    if not duplicate:
+        return result
+
+    replayed = iter(deals)
+    baselines: dict[int, Agent] = {}
+
+    def baseline_for(i: int) -> Agent:
+        if shared is not None:
+            return shared
+        if i not in baselines:
+            baselines[i] = agents.make(opponent, game=game, seed=int(rng.integers(2**31)))
+        return baselines[i]
+
+
+    def start_replay(i: int, _learner_steps: int) -> Seating | None:
+        deal_seed, seat = next(replayed, (None, 0))
+        if deal_seed is None:
+            return None
+        # The baseline sits in the agent's seat; every other seat is played exactly as before.
+        actors = [opponent_for(i, s) if s != seat else baseline_for(i) for s in range(n)]
+        players = ["agent" if s == seat else opponent for s in range(n)]
+        return deal_seed, actors, players
+
+    again, _ = play(envs, start_replay)
+    own = {(e.seed, e.players.index("agent")): e.returns[e.players.index("agent")] for e in results}
+    diffs = np.asarray([own[e.seed, e.players.index("agent")] - e.returns[e.players.index("agent")] for e in again])
+    advantage = normal_mean(diffs)
+    result.advantage, result.advantage_ci = advantage.value, advantage.half_width
+    return result
 
 
 def _check_shape(agent: Agent, env_shape: tuple[int, int], where: str) -> None:

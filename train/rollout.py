@@ -45,12 +45,14 @@ class Episode:
     players: list[str]  # who played each seat: "learner", "random", "rule", "self", "snapshot", a path
     length: int  # decisions taken (all seats)
     stats: dict[str, float] = field(default_factory=dict)  # env.unwrapped.episode_stats(), if offered
+    seed: int = -1  # the env seed the deal was reset with: with the seating, it names the deal
 
 
 @dataclass
 class _Slot:
     actors: list[Any]
     players: list[str]
+    seed: int
     seat_of: dict[str, int]
     returns: list[float]
     pending: list[int]  # per seat: index of its last learner transition awaiting reward, or -1
@@ -94,7 +96,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
             elif hasattr(actor, "reset"):
                 actor.reset()
         seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
-        slots[i] = _Slot(actors, players, seat_of, [0.0] * n, [-1] * n, traj)
+        slots[i] = _Slot(actors, players, seed, seat_of, [0.0] * n, [-1] * n, traj)
         return True
 
     def advance(i: int) -> tuple[Any, int, dict[str, np.ndarray]] | None:
@@ -123,7 +125,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
                     continue
                 return actor, seat, env.observe(agent)
             stats = env.unwrapped.episode_stats() if hasattr(env.unwrapped, "episode_stats") else {}
-            episodes.append(Episode(slot.returns, slot.players, slot.length, dict(stats)))
+            episodes.append(Episode(slot.returns, slot.players, slot.length, dict(stats), slot.seed))
             if not begin(i):
                 return None
 

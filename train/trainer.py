@@ -7,6 +7,7 @@ TensorBoard tags (under ``runs/<run name>/``)::
     losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}   (PPO)
     losses/{rl_loss, sl_loss, q_values}, charts/{epsilon, best_response_fraction, reservoir_size, replay_size}  (NFSP)
     eval/{mean_score, mean_score_ci, win_rate}_vs_<opponent>     (seats rotated, train.evaluate)
+    eval/{advantage, advantage_ci}_vs_<opponent>   (eval_duplicate: minus the opponent's score, same seat and deal)
     game/<key>          means of env.unwrapped.episode_stats() over the update's deals
     text "config"       the config as a table
 
@@ -52,7 +53,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)  # minibatch order; rollouts seed themselves per update
         if not cfg.run_name:
             cfg.run_name = f"{cfg.game}_{cfg.algorithm}_{cfg.seed}_{int(time.time())}"
-        eval_tags = [f"eval/{m}_vs_{opponent_tag(o)}" for o in cfg.eval_opponents for m in EVAL_METRICS]
+        metrics = EVAL_METRICS + (("advantage",) if cfg.eval_duplicate else ())
+        eval_tags = [f"eval/{m}_vs_{opponent_tag(o)}" for o in cfg.eval_opponents for m in metrics]
         if cfg.eval_opponents and cfg.best_metric not in eval_tags:
             raise ConfigError(f"config key 'best_metric': {cfg.best_metric!r} is not measured; "
                               f"with these eval_opponents choose one of {eval_tags}")
@@ -128,7 +130,8 @@ class Trainer:
     def evaluate(self) -> dict[str, EvalResult]:
         agent = NeuralAgent(self.learner.network, self.cfg.game, greedy=self.cfg.eval_greedy, seed=self.cfg.seed)
         return {opponent_tag(o): evaluate(agent, o, self.cfg.game, self.cfg.env_options, self.cfg.eval_episodes,
-                                          seed=self.cfg.seed) for o in self.cfg.eval_opponents}
+                                          seed=self.cfg.seed, duplicate=self.cfg.eval_duplicate)
+                for o in self.cfg.eval_opponents}
 
     # --- warm start -----------------------------------------------------------------------------
 
@@ -215,6 +218,9 @@ class Trainer:
             self.last_eval[f"eval/mean_score_vs_{tag}"] = result.mean_score
             self.last_eval[f"eval/mean_score_ci_vs_{tag}"] = result.score_ci
             self.last_eval[f"eval/win_rate_vs_{tag}"] = result.win_rate
+            if result.advantage is not None:
+                self.last_eval[f"eval/advantage_vs_{tag}"] = result.advantage
+                self.last_eval[f"eval/advantage_ci_vs_{tag}"] = result.advantage_ci
         for tag, value in self.last_eval.items():
             writer.add_scalar(tag, value, self.global_step)
         score = self.last_eval[self.cfg.best_metric]
@@ -231,6 +237,8 @@ class Trainer:
             if f"eval/mean_score_vs_{tag}" in self.last_eval:
                 parts.append(f"{tag}:{self.last_eval[f'eval/mean_score_vs_{tag}']:+.2f}"
                              f"/{self.last_eval[f'eval/win_rate_vs_{tag}']:.0%}")
+                if f"eval/advantage_vs_{tag}" in self.last_eval:
+                    parts[-1] += f"/adv{self.last_eval[f'eval/advantage_vs_{tag}']:+.2f}"
         return " ".join(parts)
 
 
