@@ -186,10 +186,11 @@ def load_policy_network(data: dict[str, Any], path: str | os.PathLike = "checkpo
 def load_named_policy(data: dict[str, Any], name: str | None, path: str | os.PathLike = "checkpoint"
                       ) -> tuple[torch.nn.Module, bool]:
     """(network, play greedily) of the policy ``name``: None or ``metadata["policy_name"]`` -> the main
-    policy (sampled); else an entry of the optional ``policies`` section."""
+    policy (sampled, unless ``metadata["greedy"]``: chosen by its greedy play, so it plays that way);
+    else an entry of the optional ``policies`` section."""
     main = data["metadata"].get("policy_name")
     if name is None or name == main:
-        return load_policy_network(data, path), False
+        return load_policy_network(data, path), bool(data["metadata"].get("greedy", False))
     others = data.get("policies", {})
     if name not in others:
         known = [n for n in [main, *others] if n]

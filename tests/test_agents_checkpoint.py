@@ -182,3 +182,18 @@ def test_make_specs():
         agents.make("random", game="poker")
     with pytest.raises(ValueError, match="unknown algorithm 'dqn'"):
         agents.algorithm("dqn")
+
+
+def test_greedy_mark_makes_the_main_policy_play_greedily(saved, tmp_path):
+    data = torch.load(saved["skat", "policy"], weights_only=True)
+    assert not agents.load(saved["skat", "policy"]).greedy
+    data["metadata"]["greedy"] = True  # what the trainer writes into best.pt when eval_greedy is set
+    path = tmp_path / "greedy.pt"
+    torch.save(data, path)
+    agent = agents.load(path)
+    assert agent.greedy
+    obs = _observations("skat", 10)
+    log_probs = [agent.network.policy_logits(torch.from_numpy(o["observation"])[None]) for o in obs]
+    expected = [int(torch.where(torch.from_numpy(o["action_mask"]).bool()[None], lp, -1e9).argmax())
+                for o, lp in zip(obs, log_probs, strict=True)]
+    assert agent.act_batch(obs) == expected

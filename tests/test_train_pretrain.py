@@ -114,3 +114,35 @@ def test_pretrain_cli_writes_a_playing_checkpoint(tmp_path, capsys):
     agent = load(out, game="thirtyone")
     assert agent.metadata["pretrain"]["pretrain/decisions"] > 0
     assert pretrain_main(["--game", "thirtyone", "--teacher", "nobody.pt", "--out", str(out)]) == 2
+
+
+def test_dagger_driver_plays_and_the_teacher_labels(tmp_path, capsys):
+    """--init continues from a checkpoint's weights; with pretrain.driver that checkpoint plays the
+    deals and the rule agent's answers to the same observations are the labels."""
+    first = tmp_path / "bc.pt"
+    common = ["progress=false", "num_workers=1", f"runs_dir={tmp_path}/runs", "pretrain.epochs=1"]
+    assert pretrain_main(["--game", "skat", "--episodes", "2", "--out", str(first), "--set", "hidden=16",
+                          *common]) == 0
+    teacher_only = play_teacher("skat", {}, "rule", 6, [5, 0])
+    driven = play_teacher("skat", {}, "rule", 6, [5, 0], driver=str(first))
+    assert not np.array_equal(teacher_only["action"], driven["action"])  # the barely trained driver errs
+    assert driven["mask"][np.arange(len(driven["action"])), driven["action"]].all()
+    from agents.rule_skat import RuleSkatAgent
+
+    fresh = RuleSkatAgent()  # its answer depends on the observation only (memory keyed by the cards)
+    labels = [fresh.act({"observation": o, "action_mask": m.astype(np.int8)})
+              for o, m in zip(driven["obs"], driven["mask"], strict=True)]
+    assert labels == driven["action"].tolist()
+
+    second = tmp_path / "dagger.pt"
+    start = checkpoint.load(first, resumable=True)["learner"]["network"]["actor.0.weight"]
+    assert pretrain_main(["--init", str(first), "--episodes", "2", "--out", str(second), "--set",
+                          f"pretrain.driver={first}", *common]) == 0
+    data = checkpoint.load(second, resumable=True)
+    assert data["config"]["pretrain"]["driver"] == str(first) and data["config"]["hidden"] == [16]
+    moved = (data["learner"]["network"]["actor.0.weight"] - start).abs().max().item()
+    assert 0 < moved < 0.05  # trained further from the first clone's weights, not from fresh ones
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        pretrain_main(["--init", str(first), "--config", "configs/skat_ppo.yaml", "--out", str(second)])
+    assert pretrain_main(["--game", "skat", "--out", str(second), "--set", "pretrain.driver=nowhere.pt"]) == 2

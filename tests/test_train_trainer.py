@@ -165,8 +165,10 @@ def test_duplicate_evaluation_pairs_each_deal_with_the_opponent_in_the_same_seat
 
 def test_trainer_logs_the_duplicate_advantage(tmp_path):
     trainer = Trainer(load_config(overrides=tiny(tmp_path, "skat", "eval_duplicate=true", "eval_opponents=[rule]",
-                                                  "best_metric=eval/advantage_vs_rule", "total_timesteps=24")))
+                                                  "best_metric=eval/advantage_vs_rule", "total_timesteps=24",
+                                                  "eval_greedy=true")))
     results = trainer.train()
     assert {"eval/advantage_vs_rule", "eval/advantage_ci_vs_rule"} <= set(results)
+    assert make(str(tmp_path / "ckpt" / "t" / "best.pt")).greedy  # chosen by greedy play, so it plays greedily
     with pytest.raises(ConfigError, match="advantage"):
         Trainer(load_config(overrides=tiny(tmp_path, "skat", "best_metric=eval/advantage_vs_rule")))

@@ -49,6 +49,7 @@ class PretrainConfig:
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # weight of the critic's return regression next to the policy's cross-entropy
     holdout: float = 0.05  # share of decisions held out for pretrain/accuracy
+    driver: str = ""  # DAgger: a checkpoint that plays the deals (greedily) while the teacher labels every decision
 
 
 @dataclass
@@ -239,6 +240,10 @@ def validate(cfg: TrainConfig) -> None:
     if pre.teacher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
         fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random nor an existing checkpoint file")
+    if pre.driver and not os.path.isfile(pre.driver):
+        fail("pretrain.driver", f"{pre.driver!r} is not an existing checkpoint file")
+    if pre.driver and not pre.teacher:
+        fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
     for key in ("episodes", "epochs", "batch_size"):
         if getattr(pre, key) < 1:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")

@@ -15,6 +15,15 @@ first update:
    advantages come from a critic that already knows what the positions are worth;
 3. logs ``pretrain/{accuracy, policy_loss, value_loss}`` on a held-out part of the deals.
 
+A clone errs now and then and so reaches positions its teacher never shows it. With
+``pretrain.driver`` (a checkpoint, usually the clone itself) the driver plays the deals, greedily,
+and the teacher only labels every decision: one round of DAgger (Ross et al., 2011), which teaches
+the way back from the clone's own mistakes. ``--init`` starts the cloning from a checkpoint's
+weights instead of fresh ones::
+
+    python -m train.pretrain --init skat_bc.pt --set pretrain.driver=skat_bc.pt pretrain.learning_rate=3e-4 \
+        --episodes 40000 --out skat_dagger.pt
+
 Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
 decisions of the learner); TensorBoard shows them as ``pretrain/decisions``. Deals are played
 in chunks seeded by ``(seed, chunk)``, so the data set is the same for any number of worker
@@ -48,17 +57,20 @@ CHUNK = 50  # deals per work item
 
 
 def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
-                 gamma: float = 1.0, reward_scale: float = 1.0) -> dict[str, np.ndarray]:
+                 gamma: float = 1.0, reward_scale: float = 1.0, driver: str = "") -> dict[str, np.ndarray]:
     """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
     and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
 
     One teacher instance per seat (rule agents keep per-deal state); rewards are credited to the
-    decision they follow, as in the trainer's rollouts (PettingZoo ``last()`` semantics).
+    decision they follow, as in the trainer's rollouts (PettingZoo ``last()`` semantics). With a
+    ``driver`` (a checkpoint spec) the driver's greedy action is played in every seat while ``action``
+    records what the teacher, shown the same observation, would have played (DAgger).
     """
     env = aec_env(game, **env_options)
     rng = np.random.default_rng(seed)
     seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
     players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
+    pilot = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
@@ -80,7 +92,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
             if terminated or truncated:
                 env.step(None)
                 continue
-            action = int(players[seat].act(observation))
+            action = int(players[seat].act(observation))  # asked even when not played: it tracks the deal
             rows[seat].append(len(rewards))
             rewards.append(0.0)
             obs_rows.append(observation["observation"])
@@ -88,7 +100,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
             actions.append(action)
             deal_of.append(deal)
             seat_of_row.append(seat)
-            env.step(action)
+            env.step(action if pilot is None else int(pilot.act(observation)))
         returns.extend([0.0] * len(rewards))
         for decisions in rows:
             future = 0.0
@@ -101,20 +113,22 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
 
 
 def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
-    index, game, env_options, teacher, episodes, seed, gamma, reward_scale = args
+    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver = args
     torch.set_num_threads(1)
-    return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale)
+    return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale, driver)
 
 
 def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
                            workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
-                           progress: bool = True) -> dict[str, np.ndarray]:
+                           progress: bool = True, driver: str = "") -> dict[str, np.ndarray]:
     """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes."""
-    agents.make(teacher, game=game)  # fail here, with the spec's own error, not inside a worker
+    for spec in filter(None, (teacher, driver)):  # fail here, with the spec's own error, not inside a worker
+        agents.make(spec, game=game)
     sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
-    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale) for i, n in enumerate(sizes)]
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver) for i, n in enumerate(sizes)]
     parts: dict[int, dict[str, np.ndarray]] = {}
-    bar = tqdm(total=episodes, unit="deal", desc=f"pretrain: {teacher} plays", disable=not progress,
+    who = f"{teacher} labels {driver}" if driver else f"{teacher} plays"
+    bar = tqdm(total=episodes, unit="deal", desc=f"pretrain: {who}", disable=not progress,
                dynamic_ncols=True)
     if workers <= 1:
         for job in jobs:
@@ -209,7 +223,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores.
     """
     data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
-                                  progress)
+                                  progress, cfg.driver)
     threads = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     try:
@@ -221,6 +235,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone: clone a teacher into a playing checkpoint (no RL), e.g. to compare with PPO."""
+    from agents.checkpoint import CheckpointError
     from train.config import ConfigError, load_config
     from train.trainer import Trainer
 
@@ -230,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=["skat", "thirtyone"])
     parser.add_argument("--teacher", default="rule")
     parser.add_argument("--episodes", type=int)
+    parser.add_argument("--init", help="a full checkpoint (e.g. an earlier --out) whose config and weights "
+                        "the cloning starts from; --config is then not needed")
     parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
     args = parser.parse_args(argv)
     overrides = list(args.overrides) + [f"pretrain.teacher={args.teacher}"]
@@ -237,9 +254,11 @@ def main(argv: list[str] | None = None) -> int:
         overrides.append(f"game={args.game}")
     if args.episodes:
         overrides.append(f"pretrain.episodes={args.episodes}")
+    if args.init and args.config:
+        parser.error("--init takes the config saved in the checkpoint; change keys with --set instead of --config")
     try:
-        trainer = Trainer(load_config(args.config, overrides))
-    except ConfigError as e:
+        trainer = Trainer.resume(args.init, overrides) if args.init else Trainer(load_config(args.config, overrides))
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     metrics = trainer.pretrain()

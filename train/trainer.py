@@ -226,7 +226,8 @@ class Trainer:
         score = self.last_eval[self.cfg.best_metric]
         if score > self.best:
             self.best = score
-            self.save(self.checkpoint_dir / "best.pt", full=False, eval=dict(self.last_eval))
+            extra = {"greedy": True} if self.cfg.eval_greedy else {}  # it plays the way it was chosen
+            self.save(self.checkpoint_dir / "best.pt", full=False, eval=dict(self.last_eval), **extra)
 
     def _status(self, metrics: dict[str, float]) -> str:
         parts = [f"sps={metrics['charts/SPS']:.0f}"]
