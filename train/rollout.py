@@ -118,7 +118,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
                     env.step(None)
                     continue
                 actor = slot.actors[seat]
-                if actor is not LEARNER and not actor.needs_observation and mask_only is not None:
+                if mask_only is not None and actor is not LEARNER and not getattr(actor, "needs_observation", True):
                     # A player that reads only the mask gains nothing from batching: it acts at once.
                     slot.length += 1
                     env.step(actor.act({"action_mask": mask_only(agent)}))
