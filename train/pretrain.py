@@ -70,7 +70,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     rng = np.random.default_rng(seed)
     seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
     players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
-    pilot = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
+    driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
@@ -100,7 +100,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
             actions.append(action)
             deal_of.append(deal)
             seat_of_row.append(seat)
-            env.step(action if pilot is None else int(pilot.act(observation)))
+            env.step(action if driver_agent is None else int(driver_agent.act(observation)))
         returns.extend([0.0] * len(rewards))
         for decisions in rows:
             future = 0.0

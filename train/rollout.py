@@ -78,6 +78,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
     rewards: list[float] = []
     traj_ids: list[int] = []
     next_traj = 0
+    mask_of = [getattr(env, "action_mask", None) for env in envs]  # the mask-only path, where the env has one
 
     def begin(i: int) -> bool:
         nonlocal next_traj
@@ -102,7 +103,7 @@ def play(envs: list[AECEnv], start: Callable[[int, int], Seating | None], learne
     def advance(i: int) -> tuple[Any, int, dict[str, np.ndarray]] | None:
         """Move env i to its next decision: (actor, seat, observation); None when out of deals."""
         env = envs[i]
-        mask_only = getattr(env, "action_mask", None)
+        mask_only = mask_of[i]
         while True:
             slot = slots[i]
             while env.agents:
