@@ -10,7 +10,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env"]
+__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env", "action_kinds"]
 GAMES = ("skat", "thirtyone")
 
 
@@ -24,6 +24,16 @@ def env_module(game: str) -> ModuleType:
 def aec_env(game: str, **options: Any) -> Any:
     """The unwrapped AEC env of a game (``raw_env``: no order-enforcing wrapper overhead)."""
     return env_module(game).raw_env(**options)
+
+
+def action_kinds(game: str) -> tuple[str, ...]:
+    """Per action index, its kind: the first word of its name (Skat ``bid hold pass pickup hand
+    discard declare kontra re play``; Thirty-One ``discard draw take knock throw_down look``).
+    A decision is of every kind among its legal actions; tools name decisions by these words."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
+    names = importlib.import_module(f"envs.{game}.actions").ACTION_NAMES
+    return tuple(name.split()[0] for name in names)
 
 
 def __getattr__(name: str):

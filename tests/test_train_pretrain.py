@@ -146,3 +146,33 @@ def test_dagger_driver_plays_and_the_teacher_labels(tmp_path, capsys):
     with pytest.raises(SystemExit):
         pretrain_main(["--init", str(first), "--config", "configs/skat_ppo.yaml", "--out", str(second)])
     assert pretrain_main(["--game", "skat", "--out", str(second), "--set", "pretrain.driver=nowhere.pt"]) == 2
+
+
+def test_teach_only_keeps_the_drivers_other_moves(tmp_path, capsys):
+    """pretrain.teach_only: the teacher labels only decisions of the named kinds, the driver the rest;
+    --init also starts from a policy-only checkpoint (its actor; the critic fresh)."""
+    from agents.rule_skat import RuleSkatAgent
+    from envs.skat import actions as A
+
+    first = tmp_path / "bc.pt"
+    common = ["progress=false", "num_workers=1", f"runs_dir={tmp_path}/runs", "pretrain.epochs=1"]
+    assert pretrain_main(["--game", "skat", "--episodes", "2", "--out", str(first), "--set", "hidden=16",
+                          *common]) == 0
+    data = play_teacher("skat", {}, "rule", 8, [5, 0], driver=str(first), teach_only=["discard", "declare"])
+    taught = data["mask"][:, A.DISCARD:A.KONTRA].any(1)
+    assert data["taught"].tolist() == taught.tolist() and 0 < taught.sum() < len(taught)
+    teacher, driver = RuleSkatAgent(), load(first, greedy=True)
+    rows = [{"observation": o, "action_mask": m.astype(np.int8)}
+            for o, m in zip(data["obs"], data["mask"], strict=True)]
+    expected = [teacher.act(r) if t else driver.act(r) for r, t in zip(rows, taught, strict=True)]
+    assert expected == data["action"].tolist()
+
+    policy_only = tmp_path / "policy.pt"
+    Trainer.resume(str(first)).save(policy_only, full=False)
+    out = tmp_path / "taught.pt"
+    assert pretrain_main(["--init", str(policy_only), "--episodes", "3", "--out", str(out), "--set",
+                          f"pretrain.driver={policy_only}", "pretrain.teach_only=[discard, declare]", *common]) == 0
+    assert "pretrain/taught_accuracy" in capsys.readouterr().out
+    assert load(out, game="skat").metadata["pretrain"]["pretrain/taught_decisions"] > 0
+    with pytest.raises(Exception, match="pretrain.teach_only.*needs pretrain.driver"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.teach_only=[discard]"])

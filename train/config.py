@@ -50,6 +50,8 @@ class PretrainConfig:
     value_coef: float = 0.5  # weight of the critic's return regression next to the policy's cross-entropy
     holdout: float = 0.05  # share of decisions held out for pretrain/accuracy
     driver: str = ""  # DAgger: a checkpoint that plays the deals (greedily) while the teacher labels every decision
+    teach_only: list[str] = field(default_factory=list)  # with a driver: action kinds (first word of an action
+    #                       name: "discard", "declare") the teacher labels; the driver keeps its own other moves
 
 
 @dataclass
@@ -244,6 +246,8 @@ def validate(cfg: TrainConfig) -> None:
         fail("pretrain.driver", f"{pre.driver!r} is not an existing checkpoint file")
     if pre.driver and not pre.teacher:
         fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
+    if pre.teach_only and not pre.driver:
+        fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     for key in ("episodes", "epochs", "batch_size"):
         if getattr(pre, key) < 1:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")

@@ -24,6 +24,16 @@ weights instead of fresh ones::
     python -m train.pretrain --init skat_bc.pt --set pretrain.driver=skat_bc.pt pretrain.learning_rate=3e-4 \
         --episodes 40000 --out skat_dagger.pt
 
+``pretrain.teach_only`` narrows the teacher to some kinds of decision, named by the first word of
+their action names (Skat: ``bid hold pass pickup hand discard declare kontra re play``;
+Thirty-One: ``draw take knock throw_down look discard``); the driver labels the others with its
+own greedy moves, so a policy that already beats its teacher somewhere keeps what it learned
+there and is taught only where the teacher still plays better (Skat's PPO agent bids better than
+the rule agent but discards and declares worse)::
+
+    python -m train.pretrain --init skat_ppo.pt --set pretrain.driver=skat_ppo.pt \
+        "pretrain.teach_only=[discard, declare]" --episodes 40000 --out skat_ppo_taught.pt
+
 Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
 decisions of the learner); TensorBoard shows them as ``pretrain/decisions``. Deals are played
 in chunks seeded by ``(seed, chunk)``, so the data set is the same for any number of worker
@@ -42,6 +52,7 @@ import argparse
 import math
 import multiprocessing as mp
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -51,26 +62,34 @@ from tqdm import tqdm
 
 import agents
 from agents.networks import adam, masked_log_probs
+from envs import action_kinds
 from envs.gym import aec_env
 
 CHUNK = 50  # deals per work item
 
 
 def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
-                 gamma: float = 1.0, reward_scale: float = 1.0, driver: str = "") -> dict[str, np.ndarray]:
+                 gamma: float = 1.0, reward_scale: float = 1.0, driver: str = "",
+                 teach_only: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
     and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
 
     One teacher instance per seat (rule agents keep per-deal state); rewards are credited to the
     decision they follow, as in the trainer's rollouts (PettingZoo ``last()`` semantics). With a
     ``driver`` (a checkpoint spec) the driver's greedy action is played in every seat while ``action``
-    records what the teacher, shown the same observation, would have played (DAgger).
+    records what the teacher, shown the same observation, would have played (DAgger); with
+    ``teach_only`` only decisions among whose legal actions one is of those kinds (first word of the
+    action name) get the teacher's action, the others the driver's. ``taught`` marks the rows the
+    teacher labelled.
     """
     env = aec_env(game, **env_options)
     rng = np.random.default_rng(seed)
     seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
     players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
     driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
+    kinds = set(teach_only)
+    action_kind = action_kinds(game)
+    taught_rows: list[bool] = []
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
@@ -93,14 +112,18 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
                 env.step(None)
                 continue
             action = int(players[seat].act(observation))  # asked even when not played: it tracks the deal
+            mask = observation["action_mask"].astype(bool)
+            played = action if driver_agent is None else int(driver_agent.act(observation))
+            taught = not kinds or any(action_kind[a] in kinds for a in np.flatnonzero(mask))
             rows[seat].append(len(rewards))
             rewards.append(0.0)
             obs_rows.append(observation["observation"])
-            mask_rows.append(observation["action_mask"].astype(bool))
-            actions.append(action)
+            mask_rows.append(mask)
+            actions.append(action if taught else played)
+            taught_rows.append(taught)
             deal_of.append(deal)
             seat_of_row.append(seat)
-            env.step(action if driver_agent is None else int(driver_agent.act(observation)))
+            env.step(played)
         returns.extend([0.0] * len(rewards))
         for decisions in rows:
             future = 0.0
@@ -109,25 +132,31 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
                 returns[base + row] = future
     return {"obs": np.asarray(obs_rows, dtype=np.float32), "mask": np.asarray(mask_rows, dtype=bool),
             "action": np.asarray(actions, dtype=np.int64), "ret": np.asarray(returns, dtype=np.float32),
-            "deal": np.asarray(deal_of, dtype=np.int64), "seat": np.asarray(seat_of_row, dtype=np.int8)}
+            "deal": np.asarray(deal_of, dtype=np.int64), "seat": np.asarray(seat_of_row, dtype=np.int8),
+            "taught": np.asarray(taught_rows, dtype=bool)}
 
 
 def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
-    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver = args
+    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver, teach_only = args
     torch.set_num_threads(1)
-    return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale, driver)
+    return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale, driver,
+                               teach_only)
 
 
 def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
                            workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
-                           progress: bool = True, driver: str = "") -> dict[str, np.ndarray]:
+                           progress: bool = True, driver: str = "",
+                           teach_only: Sequence[str] = ()) -> dict[str, np.ndarray]:
     """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes."""
     for spec in filter(None, (teacher, driver)):  # fail here, with the spec's own error, not inside a worker
         agents.make(spec, game=game)
     sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
-    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver) for i, n in enumerate(sizes)]
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only))
+            for i, n in enumerate(sizes)]
     parts: dict[int, dict[str, np.ndarray]] = {}
     who = f"{teacher} labels {driver}" if driver else f"{teacher} plays"
+    if teach_only:
+        who += f" ({', '.join(teach_only)})"
     bar = tqdm(total=episodes, unit="deal", desc=f"pretrain: {who}", disable=not progress,
                dynamic_ncols=True)
     if workers <= 1:
@@ -212,6 +241,13 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         metrics.update({"pretrain/accuracy": accuracy, "pretrain/policy_loss": policy_loss})
         if has_value:
             metrics["pretrain/value_loss"] = value_loss
+        taught = test[data["taught"][test]] if "taught" in data and not data["taught"].all() else test[:0]
+        if len(taught):  # teach_only: how often the result now plays the teacher's move where it was taught
+            with torch.no_grad():
+                correct = sum(losses(torch.from_numpy(taught[start : start + 4096]).to(device))[2].item()
+                              * len(taught[start : start + 4096]) for start in range(0, len(taught), 4096))
+            metrics.update({"pretrain/taught_accuracy": correct / len(taught),
+                            "pretrain/taught_decisions": float(data["taught"].sum())})
     return metrics
 
 
@@ -223,7 +259,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores.
     """
     data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
-                                  progress, cfg.driver)
+                                  progress, cfg.driver, cfg.teach_only)
     threads = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     try:
@@ -235,6 +271,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
 
 def main(argv: list[str] | None = None) -> int:
     """Stand-alone: clone a teacher into a playing checkpoint (no RL), e.g. to compare with PPO."""
+    from agents import checkpoint
     from agents.checkpoint import CheckpointError
     from train.config import ConfigError, load_config
     from train.trainer import Trainer
@@ -245,8 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=["skat", "thirtyone"])
     parser.add_argument("--teacher", default="rule")
     parser.add_argument("--episodes", type=int)
-    parser.add_argument("--init", help="a full checkpoint (e.g. an earlier --out) whose config and weights "
-                        "the cloning starts from; --config is then not needed")
+    parser.add_argument("--init", help="a checkpoint (e.g. an earlier --out) whose config and weights the "
+                        "cloning starts from (a policy-only one: its actor, with a fresh critic); no --config then")
     parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
     args = parser.parse_args(argv)
     overrides = list(args.overrides) + [f"pretrain.teacher={args.teacher}"]
@@ -257,7 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.init and args.config:
         parser.error("--init takes the config saved in the checkpoint; change keys with --set instead of --config")
     try:
-        trainer = Trainer.resume(args.init, overrides) if args.init else Trainer(load_config(args.config, overrides))
+        if args.init:
+            full = "learner" in checkpoint.load(args.init)
+            trainer = (Trainer.resume if full else Trainer.from_policy)(args.init, overrides)
+        else:
+            trainer = Trainer(load_config(args.config, overrides))
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

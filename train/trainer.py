@@ -100,6 +100,23 @@ class Trainer:
         random.setstate((rng["python"][0], tuple(rng["python"][1]), rng["python"][2]))
         return trainer
 
+    @classmethod
+    def from_policy(cls, path: str, overrides: list[str] | None = None) -> Trainer:
+        """A fresh trainer (update 0) with a checkpoint's config whose actor starts from that checkpoint's
+        playing weights, the critic fresh: pretraining (DAgger) from a policy-only file such as a shipped one."""
+        data = checkpoint.load(path)
+        trainer = cls(load_config(base=data["config"], overrides=overrides))
+        network = getattr(trainer.learner, "network", None)
+        if network is None or not hasattr(network, "policy_state_dict"):
+            raise checkpoint.CheckpointError(f"{path}: only an actor-critic (PPO) learner starts from policy weights")
+        try:
+            result = network.load_state_dict(data["policy"], strict=False)  # policy keys are the actor's
+        except (RuntimeError, ValueError) as e:
+            raise checkpoint.CheckpointError(f"{path}: does not fit this config's network: {e}") from None
+        if result.unexpected_keys or any(k.startswith("actor.") for k in result.missing_keys):
+            raise checkpoint.CheckpointError(f"{path}: policy weights do not fit this config's actor: {result}")
+        return trainer
+
     def save(self, path: Path, full: bool = True, **extra_metadata: Any) -> Path:
         """``full``: resumable (learner and trainer state); else the playing policy only."""
         policy_spec, policy_state = self.learner.policy()
