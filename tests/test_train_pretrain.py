@@ -171,8 +171,12 @@ def test_teach_only_keeps_the_drivers_other_moves(tmp_path, capsys):
     Trainer.resume(str(first)).save(policy_only, full=False)
     out = tmp_path / "taught.pt"
     assert pretrain_main(["--init", str(policy_only), "--episodes", "3", "--out", str(out), "--set",
-                          f"pretrain.driver={policy_only}", "pretrain.teach_only=[discard, declare]", *common]) == 0
+                          f"pretrain.driver={policy_only}", "pretrain.teach_only=[discard, declare]",
+                          "eval_greedy=true", *common]) == 0
     assert "pretrain/taught_accuracy" in capsys.readouterr().out
-    assert load(out, game="skat").metadata["pretrain"]["pretrain/taught_decisions"] > 0
+    taught_agent = load(out, game="skat")
+    assert taught_agent.metadata["pretrain"]["pretrain/taught_decisions"] > 0
+    assert taught_agent.greedy  # its config evaluates greedily, so the file plays greedily
+    assert not load(first, game="skat").greedy
     with pytest.raises(Exception, match="pretrain.teach_only.*needs pretrain.driver"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.teach_only=[discard]"])

@@ -303,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     metrics = trainer.pretrain()
-    path = trainer.save(args.out, pretrain=metrics)  # resumable: `python -m train --resume` fine-tunes it
+    extra = {"greedy": True} if trainer.cfg.eval_greedy else {}  # a config that evaluates greedily plays that way
+    path = trainer.save(args.out, pretrain=metrics, **extra)  # resumable: `python -m train --resume` fine-tunes it
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")
     return 0
