@@ -7,10 +7,13 @@ registered in PettingZoo's registry as ``cards/skat-v0`` and ``cards/thirtyone-v
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env", "action_kinds"]
+import numpy as np
+
+__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env", "action_kinds", "kinds_mask"]
 GAMES = ("skat", "thirtyone")
 
 
@@ -34,6 +37,17 @@ def action_kinds(game: str) -> tuple[str, ...]:
         raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
     names = importlib.import_module(f"envs.{game}.actions").ACTION_NAMES
     return tuple(name.split()[0] for name in names)
+
+
+def kinds_mask(game: str, kinds: Iterable[str]) -> np.ndarray:
+    """Bool per action index: is its kind among ``kinds``? A decision is of those kinds when
+    ``kinds_mask(game, kinds)[action_mask].any()``. Unknown kinds are a ``ValueError`` naming them."""
+    kind_of = action_kinds(game)
+    wanted = set(kinds)
+    if wanted - set(kind_of):
+        raise ValueError(f"unknown decision kinds {sorted(wanted - set(kind_of))} for {game}; "
+                         f"known: {sorted(set(kind_of))}")
+    return np.array([k in wanted for k in kind_of], dtype=bool)
 
 
 def __getattr__(name: str):

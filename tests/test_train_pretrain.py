@@ -180,3 +180,6 @@ def test_teach_only_keeps_the_drivers_other_moves(tmp_path, capsys):
     assert not load(first, game="skat").greedy
     with pytest.raises(Exception, match="pretrain.teach_only.*needs pretrain.driver"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.teach_only=[discard]"])
+    with pytest.raises(Exception, match=r"pretrain.teach_only.*unknown decision kinds \['discards'\]"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.driver={first}",
+                                              "pretrain.teach_only=[discards]"])

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 import agents
 from agents.base import Agent, Observation
-from envs import action_kinds
+from envs import kinds_mask
 from train.evaluate import EvalResult, evaluate
 
 # Default groups, in the order a deal meets them.
@@ -49,11 +49,7 @@ class HandOver(Agent):
     def __init__(self, agent: Agent, teacher: Agent, game: str, kinds: Sequence[str]) -> None:
         self.agent, self.teacher, self.game = agent, teacher, game
         self.shareable = bool(getattr(agent, "shareable", False) and getattr(teacher, "shareable", False))
-        kind_of = action_kinds(game)
-        self.handed = np.array([k in set(kinds) for k in kind_of], dtype=bool)
-        unknown = set(kinds) - set(kind_of)
-        if unknown:
-            raise ValueError(f"unknown decision kinds {sorted(unknown)} for {game}; known: {sorted(set(kind_of))}")
+        self.handed = kinds_mask(game, kinds)
 
     def _handed(self, observation: Observation) -> bool:
         return bool(self.handed[np.asarray(observation["action_mask"], dtype=bool)].any())
@@ -94,11 +90,8 @@ def ablate(agent_spec: str, game: str, teacher: str = "rule", groups: dict[str, 
     ``workers`` processes play the runs side by side."""
     groups = GROUPS[game] if groups is None else groups
     runs = {"(none)": ()} | {name: tuple(kinds) for name, kinds in groups.items()}
-    kind_set = set(action_kinds(game))
-    for name, kinds in runs.items():  # fail here, not inside a worker
-        if set(kinds) - kind_set:
-            raise ValueError(f"group {name!r}: unknown decision kinds {sorted(set(kinds) - kind_set)} for {game}; "
-                             f"known: {sorted(kind_set)}")
+    for kinds in runs.values():  # fail here, not inside a worker
+        kinds_mask(game, kinds)
     bar = tqdm(total=len(runs), desc="ablation", unit="run", disable=not progress)
     args = {name: (agent_spec, teacher, game, kinds, deals, seed, env_options) for name, kinds in runs.items()}
     results: dict[str, EvalResult] = {}

@@ -29,6 +29,7 @@ import yaml
 from agents import ALGORITHMS, TRAINING_ONLY_SPECS, split_spec
 from agents.nfsp import NFSPConfig
 from agents.ppo import PPOConfig
+from envs import kinds_mask
 from envs.gym import GAMES
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "skat_ppo.yaml"
@@ -248,6 +249,11 @@ def validate(cfg: TrainConfig) -> None:
         fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
+    if pre.teach_only:
+        try:
+            kinds_mask(cfg.game, pre.teach_only)
+        except ValueError as e:
+            fail("pretrain.teach_only", str(e))
     for key in ("episodes", "epochs", "batch_size"):
         if getattr(pre, key) < 1:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")

@@ -62,7 +62,7 @@ from tqdm import tqdm
 
 import agents
 from agents.networks import adam, masked_log_probs
-from envs import action_kinds
+from envs import kinds_mask
 from envs.gym import aec_env
 
 CHUNK = 50  # deals per work item
@@ -87,8 +87,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
     players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
     driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
-    kinds = set(teach_only)
-    action_kind = action_kinds(game)
+    taught_kinds = kinds_mask(game, teach_only) if teach_only else None
     taught_rows: list[bool] = []
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
@@ -114,7 +113,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
             action = int(players[seat].act(observation))  # asked even when not played: it tracks the deal
             mask = observation["action_mask"].astype(bool)
             played = action if driver_agent is None else int(driver_agent.act(observation))
-            taught = not kinds or any(action_kind[a] in kinds for a in np.flatnonzero(mask))
+            taught = taught_kinds is None or bool(taught_kinds[mask].any())
             rows[seat].append(len(rewards))
             rewards.append(0.0)
             obs_rows.append(observation["observation"])
