@@ -39,5 +39,7 @@ def test_cli(capsys):
     assert "unknown decision kinds ['nonsense']" in capsys.readouterr().err
     assert main(["rule", "--game", "skat", "--deals", "3", "--workers", "2", "--no-progress"]) == 0
     assert "kontra" in capsys.readouterr().out
+    assert main(["nowhere.pt", "--game", "skat", "--deals", "3", "--no-progress"]) == 2
+    assert "nowhere.pt" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["rule", "--deals", "4"])  # no checkpoint, no --game

@@ -90,8 +90,10 @@ def ablate(agent_spec: str, game: str, teacher: str = "rule", groups: dict[str, 
     ``workers`` processes play the runs side by side."""
     groups = GROUPS[game] if groups is None else groups
     runs = {"(none)": ()} | {name: tuple(kinds) for name, kinds in groups.items()}
-    for kinds in runs.values():  # fail here, not inside a worker
+    for kinds in runs.values():  # fail here, with the spec's or kind's own error, not inside a worker
         kinds_mask(game, kinds)
+    agents.make(agent_spec, game=game)
+    agents.make(teacher, game=game)
     bar = tqdm(total=len(runs), desc="ablation", unit="run", disable=not progress)
     args = {name: (agent_spec, teacher, game, kinds, deals, seed, env_options) for name, kinds in runs.items()}
     results: dict[str, EvalResult] = {}

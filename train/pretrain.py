@@ -242,9 +242,11 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
             metrics["pretrain/value_loss"] = value_loss
         taught = test[data["taught"][test]] if "taught" in data and not data["taught"].all() else test[:0]
         if len(taught):  # teach_only: how often the result now plays the teacher's move where it was taught
+            correct = 0.0
             with torch.no_grad():
-                correct = sum(losses(torch.from_numpy(taught[start : start + 4096]).to(device))[2].item()
-                              * len(taught[start : start + 4096]) for start in range(0, len(taught), 4096))
+                for start in range(0, len(taught), 4096):
+                    idx = taught[start : start + 4096]
+                    correct += losses(torch.from_numpy(idx).to(device))[2].item() * len(idx)
             metrics.update({"pretrain/taught_accuracy": correct / len(taught),
                             "pretrain/taught_decisions": float(data["taught"].sum())})
     return metrics
@@ -302,8 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     metrics = trainer.pretrain()
-    extra = {"greedy": True} if trainer.cfg.eval_greedy else {}  # a config that evaluates greedily plays that way
-    path = trainer.save(args.out, pretrain=metrics, **extra)  # resumable: `python -m train --resume` fine-tunes it
+    path = trainer.save(args.out, pretrain=metrics, **trainer.greedy_mark())  # resumable: `python -m train --resume`
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")
     return 0

@@ -117,6 +117,10 @@ class Trainer:
             raise checkpoint.CheckpointError(f"{path}: policy weights do not fit this config's actor: {result}")
         return trainer
 
+    def greedy_mark(self) -> dict[str, bool]:
+        """Metadata for a file that should play the way this config evaluates: ``greedy`` with ``eval_greedy``."""
+        return {"greedy": True} if self.cfg.eval_greedy else {}
+
     def save(self, path: Path, full: bool = True, **extra_metadata: Any) -> Path:
         """``full``: resumable (learner and trainer state); else the playing policy only."""
         policy_spec, policy_state = self.learner.policy()
@@ -243,8 +247,7 @@ class Trainer:
         score = self.last_eval[self.cfg.best_metric]
         if score > self.best:
             self.best = score
-            extra = {"greedy": True} if self.cfg.eval_greedy else {}  # it plays the way it was chosen
-            self.save(self.checkpoint_dir / "best.pt", full=False, eval=dict(self.last_eval), **extra)
+            self.save(self.checkpoint_dir / "best.pt", full=False, eval=dict(self.last_eval), **self.greedy_mark())
 
     def _status(self, metrics: dict[str, float]) -> str:
         parts = [f"sps={metrics['charts/SPS']:.0f}"]
