@@ -20,6 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import sparse
+from agents.sparse import SparseRows
+
 ILLEGAL_LOGIT = -1e8
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -90,6 +93,14 @@ def mlp(in_size: int, hidden: list[int], out_size: int, activation: str, out_std
     return nn.Sequential(*layers)
 
 
+def run_layers(layers: nn.Sequential, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+    """``layers[start:](x)`` through each layer's ``forward``: at acting batch sizes (a few rows per
+    call, thousands of calls per rollout) ``Module.__call__`` costs as much as the products."""
+    for layer in list(layers)[start:]:
+        x = layer.forward(x)
+    return x
+
+
 class PolicyMLP(nn.Module):
     """An actor MLP alone: what a playing agent needs (checkpoints, snapshots, opponents)."""
 
@@ -102,7 +113,7 @@ class PolicyMLP(nn.Module):
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Unmasked action logits; every network kind offers this for playing."""
-        return self.actor(obs)
+        return run_layers(self.actor, obs)
 
 
 class ActorCritic(PolicyMLP):
@@ -115,7 +126,16 @@ class ActorCritic(PolicyMLP):
         self.critic = mlp(obs_size, hidden, 1, activation, out_std=1.0)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.critic(obs).squeeze(-1)
+        return run_layers(self.critic, obs).squeeze(-1)
+
+    def evaluate(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and values together, for the update: both first layers are one product
+        (over a :class:`agents.sparse.SparseRows` batch, only its non-zero entries are multiplied)."""
+        first_actor, first_critic = self.actor[0], self.critic[0]
+        hidden = sparse.linear(obs, torch.cat([first_actor.weight, first_critic.weight]),
+                               torch.cat([first_actor.bias, first_critic.bias]))
+        actor_in, critic_in = hidden.split([first_actor.out_features, first_critic.out_features], dim=1)
+        return run_layers(self.actor, actor_in, 1), run_layers(self.critic, critic_in, 1).squeeze(-1)
 
     def policy_spec(self) -> dict[str, Any]:
         """Spec of the playing part (a :class:`PolicyMLP`)."""

@@ -10,9 +10,12 @@ seat's trajectory is contiguous and ends with ``done = True``::
     reward  (T,) float32            scaled reward that reached the seat after this action
     done    (T,) bool               last decision of the seat in its episode
     logp    (T,) float32            log-probability of the action when it was taken
-    value   (T,) float32            critic value when it was taken
 
-Masking (illegal logit -1e8, entropy over legal actions only) is done by ``agents.networks``.
+The critic's values are computed at the start of the update, in one pass over the batch: the
+weights are still those that collected it, so they are the values of collection time, without a
+second network in every acting step. The update runs on :mod:`agents.sparse` batches when the
+observations are mostly zeros (both games' are). Masking (illegal logit -1e8, entropy over legal
+actions only) is done by ``agents.networks``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import torch
 from torch import nn
 
 from agents.networks import adam, build_network, masked_entropy, masked_log_probs, sample_actions
+from agents.sparse import observation_batch
 
 
 @dataclass
@@ -85,12 +89,11 @@ class PPO:
     def act(
         network: nn.Module, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Sample one legal action per row; extras ``logp`` and ``value`` go into the batch."""
-        obs_t = torch.from_numpy(obs)
-        log_probs = masked_log_probs(network.policy_logits(obs_t), torch.from_numpy(mask))
+        """Sample one legal action per row; the extra ``logp`` goes into the batch."""
+        log_probs = masked_log_probs(network.policy_logits(torch.from_numpy(obs)), torch.from_numpy(mask))
         actions = sample_actions(log_probs, rng)
         logp = log_probs.numpy()[np.arange(len(actions)), actions]
-        return actions, {"logp": logp.astype(np.float32), "value": network.value(obs_t).numpy()}
+        return actions, {"logp": logp.astype(np.float32)}
 
     # --- learning -------------------------------------------------------------------------------
 
@@ -101,12 +104,14 @@ class PPO:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-        advantages, returns = compute_gae(batch["reward"], batch["value"], batch["done"], cfg.gamma, cfg.gae_lambda)
-        b_obs = torch.from_numpy(batch["obs"])
+        b_obs = observation_batch(batch["obs"])  # sparse when mostly zeros
+        with torch.no_grad():
+            values = self.network.evaluate(b_obs)[1].numpy()
+        advantages, returns = compute_gae(batch["reward"], values, batch["done"], cfg.gamma, cfg.gae_lambda)
         b_mask = torch.from_numpy(batch["mask"])
         b_actions = torch.from_numpy(batch["action"]).long()
         b_logp = torch.from_numpy(batch["logp"])
-        b_values = torch.from_numpy(batch["value"])
+        b_values = torch.from_numpy(values)
         b_advantages = torch.from_numpy(advantages)
         b_returns = torch.from_numpy(returns)
 
@@ -119,10 +124,10 @@ class PPO:
                 mb = order[start : start + minibatch_size]
                 mb_obs, mb_mask = b_obs[mb], b_mask[mb]  # gathered once: the widest tensors
 
-                log_probs = masked_log_probs(self.network.policy_logits(mb_obs), mb_mask)
+                logits, new_value = self.network.evaluate(mb_obs)
+                log_probs = masked_log_probs(logits, mb_mask)
                 new_logp = log_probs.gather(1, b_actions[mb].unsqueeze(1)).squeeze(1)
                 entropy = masked_entropy(log_probs, mb_mask)
-                new_value = self.network.value(mb_obs)
                 log_ratio = new_logp - b_logp[mb]
                 ratio = log_ratio.exp()
 
@@ -160,7 +165,7 @@ class PPO:
             if cfg.target_kl is not None and approx_kl.item() > cfg.target_kl:
                 break
 
-        y_pred, y_true = batch["value"], returns
+        y_pred, y_true = values, returns
         var_y = np.var(y_true)
         explained_var = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
         return {
