@@ -14,7 +14,7 @@ seat's trajectory is contiguous and ends with ``done = True``::
 The critic's values are computed at the start of the update, in one pass over the batch: the
 weights are still those that collected it, so they are the values of collection time, without a
 second network in every acting step. The update runs on :mod:`agents.sparse` batches when the
-observations are mostly zeros (both games' are). Masking (illegal logit -1e8, entropy over legal
+observations are mostly zeros (Thirty-One's are). Masking (illegal logit -1e8, entropy over legal
 actions only) is done by ``agents.networks``.
 """
 
