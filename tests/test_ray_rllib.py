@@ -54,7 +54,7 @@ def env_total(game, options, env):
     unwrapped = env.aec
     if game == "skat":
         return float(sum(unwrapped.state.scores))
-    return float(sum(unwrapped.game_state.payoff))
+    return float(sum(unwrapped.state.payoff))
 
 
 def test_rllib_ppo_example_runs_two_iterations(tmp_path):

@@ -40,7 +40,7 @@ def play_env(options: dict, seed: int, check_every: float = 0.3, illegal: float 
     seen = {"reshuffles": 0, "looks": 0, "rounds": 0}
     for steps, agent in enumerate(e.agent_iter()):
         assert steps < 20_000
-        state = e.game_state
+        state = e.state
         obs, _, term, trunc, _ = e.last()
         assert_reference(obs["observation"], state, e._seat[agent])
         if rng.random() < check_every:
@@ -113,7 +113,7 @@ def test_observations_are_new_arrays_the_env_never_touches_again() -> None:
         kept.append((obs, {k: v.copy() for k, v in obs.items()}))
         if rng.random() < 0.3:  # a user writing into an observation changes nothing else
             e.observe(agent)["observation"][:] = 7.0
-            assert_reference(e.observe(agent)["observation"], e.unwrapped.game_state, e.unwrapped._seat[agent])
+            assert_reference(e.observe(agent)["observation"], e.unwrapped.state, e.unwrapped._seat[agent])
         if term or trunc:
             e.step(None)
             continue
@@ -132,7 +132,7 @@ def test_decode_reads_the_incremental_vectors() -> None:
     e.reset(seed=11)
     rng = random.Random(11)
     for _ in range(60):
-        state, agent = e.game_state, e.agent_selection
+        state, agent = e.state, e.agent_selection
         seat = e._seat[agent]
         info = decode(e.observe(agent))
         assert sorted(info["hand"]) == sorted(state.hands[seat])

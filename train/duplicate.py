@@ -186,7 +186,7 @@ def _record(env: Any, game: str, unit: int, matchup: int, seating: tuple[int, ..
         game_type = st.contract.game if st.contract is not None else -1
         won = bool(st.outcome.won) if st.outcome is not None and declarer >= 0 else False
         return GameRecord(unit, matchup, seating, tuple(returns), declarer, game_type, won, bool(st.passed_in))
-    r = list(env.game_state.payoff)
+    r = list(env.state.payoff)
     places = tuple(1 + sum(y > x for y in r) + (r.count(x) - 1) / 2 for x in r)
     return GameRecord(unit, matchup, seating, tuple(r), places=places)
 

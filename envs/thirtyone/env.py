@@ -72,9 +72,14 @@ class raw_env(AECEnv, EzPickle):
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
-        self.game_state: ThirtyOneState | None = None
+        self.state: ThirtyOneState | None = None
         self._decisions = 0
         self._redeals = 0
+
+    @property
+    def game_state(self) -> ThirtyOneState | None:
+        """Old name of :attr:`state` (the rules state), kept so existing code keeps working."""
+        return self.state
 
     # ----------------------------------------------------------------- spaces and names
     def observation_space(self, agent: str) -> spaces.Space:
@@ -108,7 +113,7 @@ class raw_env(AECEnv, EzPickle):
                     "decision; pick another deck order"
                 )
             self._redeals += 1
-        self.game_state = state
+        self.state = state
         self._decisions = 0
         self._emitted = [0.0] * self.game.num_players
         self.agents = self.possible_agents[:]
@@ -123,13 +128,13 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return {"observation": self._encoder.encode(self.game_state, self._seat[agent]),
+        return {"observation": self._encoder.encode(self.state, self._seat[agent]),
                 "action_mask": self.action_mask(agent)}
 
     def action_mask(self, agent: str) -> np.ndarray:
         """``observe(agent)["action_mask"]`` alone (all zeros unless ``agent`` is to act): what a
         player that reads only the legal actions needs, without encoding the observation."""
-        st = self.game_state
+        st = self.state
         if self._seat[agent] == st.current_player:
             return np.frombuffer(st.legal_bytes(), _INT8)  # a new bytearray: writable, not shared
         return np.zeros(NUM_ACTIONS, _INT8)
@@ -147,7 +152,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"action {action!r} for {agent} is not an integer action index") from None
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action {a} for {agent} out of range 0..{NUM_ACTIONS - 1}")
-        st = self.game_state
+        st = self.state
         if self._dirty:
             self._clear_rewards()
             self._dirty = False
@@ -165,7 +170,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _round_over(self) -> None:
-        st = self.game_state
+        st = self.state
         over = st.is_terminal()
         summary = _summary(st, self.possible_agents)
         dead = False
@@ -193,9 +198,9 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             warn("You are calling render method without specifying any render mode.")
             return None
-        if self.game_state is None:
+        if self.state is None:
             return None
-        text = render_text(self.game_state)
+        text = render_text(self.state)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -207,7 +212,7 @@ class raw_env(AECEnv, EzPickle):
     # ----------------------------------------------------------------- statistics
     def episode_stats(self) -> dict[str, float]:
         """Numbers a trainer logs under ``game/`` (rates are per round played)."""
-        st = self.game_state
+        st = self.state
         if st is None:
             return {}
         s = st.stats
