@@ -55,6 +55,22 @@ class NFSPConfig:
     max_grad_norm: float = 10.0  # gradient clipping of both networks (0: off)
     save_buffers: bool = False  # keep both buffers in latest.pt (exact resume; files get large)
 
+    def problems(self) -> dict[str, str]:
+        """Values outside their range, by key (the config loader reports them as errors)."""
+        out = {}
+        for key in ("eta", "epsilon_start", "epsilon_end", "exploration_fraction", "gamma"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                out[key] = f"must be in [0, 1], got {getattr(self, key)}"
+        for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every"):
+            if getattr(self, key) < 1:
+                out[key] = f"must be at least 1, got {getattr(self, key)}"
+        for key in ("rl_learning_rate", "sl_learning_rate"):
+            if not getattr(self, key) > 0:
+                out[key] = f"must be > 0, got {getattr(self, key)}"
+        if self.learning_starts < 0 or self.max_grad_norm < 0:
+            out["learning_starts" if self.learning_starts < 0 else "max_grad_norm"] = "must be >= 0"
+        return out
+
 
 def linear_schedule(start: float, end: float, fraction: float, progress: float) -> float:
     """``start`` -> ``end`` linearly while ``progress`` goes from 0 to ``fraction``, then ``end``."""

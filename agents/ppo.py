@@ -50,6 +50,25 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: float | None = None  # stop the epochs early once approx_kl exceeds it
 
+    def problems(self) -> dict[str, str]:
+        """Values outside their range, by key (the config loader reports them as errors)."""
+        out = {}
+        for key in ("learning_rate", "clip_coef"):
+            if not getattr(self, key) > 0:
+                out[key] = f"must be > 0, got {getattr(self, key)}"
+        for key in ("update_epochs", "num_minibatches"):
+            if getattr(self, key) < 1:
+                out[key] = f"must be at least 1, got {getattr(self, key)}"
+        for key in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                out[key] = f"must be in [0, 1], got {getattr(self, key)}"
+        for key in ("ent_coef", "vf_coef", "max_grad_norm"):
+            if getattr(self, key) < 0:
+                out[key] = f"must be >= 0, got {getattr(self, key)}"
+        if self.target_kl is not None and not self.target_kl > 0:
+            out["target_kl"] = f"must be > 0 or null, got {self.target_kl}"
+        return out
+
 
 def compute_gae(
     rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float, gae_lambda: float

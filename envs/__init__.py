@@ -13,41 +13,32 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "env_module", "aec_env", "action_kinds", "kinds_mask"]
-GAMES = ("skat", "thirtyone")
+__all__ = ["skat_v0", "thirtyone_v0", "GAMES", "describe", "env_module", "aec_env", "action_kinds", "kinds_mask"]
+
+from envs.games import GAMES, describe  # noqa: E402  (one home for the list of games)
 
 
 def env_module(game: str) -> ModuleType:
     """The PettingZoo module of a game: ``envs.skat_v0`` or ``envs.thirtyone_v0``."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
-    return importlib.import_module(f"envs.{game}_v0")
+    return describe(game).module()
 
 
 def aec_env(game: str, **options: Any) -> Any:
     """The unwrapped AEC env of a game (``raw_env``: no order-enforcing wrapper overhead)."""
-    return env_module(game).raw_env(**options)
+    return describe(game).raw_env(**options)
 
 
 def action_kinds(game: str) -> tuple[str, ...]:
     """Per action index, its kind: the first word of its name (Skat ``bid hold pass pickup hand
     discard declare kontra re play``; Thirty-One ``discard draw take knock throw_down look``).
     A decision is of every kind among its legal actions; tools name decisions by these words."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known games: {list(GAMES)}")
-    names = importlib.import_module(f"envs.{game}.actions").ACTION_NAMES
-    return tuple(name.split()[0] for name in names)
+    return describe(game).action_kinds()
 
 
 def kinds_mask(game: str, kinds: Iterable[str]) -> np.ndarray:
     """Bool per action index: is its kind among ``kinds``? A decision is of those kinds when
     ``kinds_mask(game, kinds)[action_mask].any()``. Unknown kinds are a ``ValueError`` naming them."""
-    kind_of = action_kinds(game)
-    wanted = set(kinds)
-    if wanted - set(kind_of):
-        raise ValueError(f"unknown decision kinds {sorted(wanted - set(kind_of))} for {game}; "
-                         f"known: {sorted(set(kind_of))}")
-    return np.array([k in wanted for k in kind_of], dtype=bool)
+    return describe(game).kinds_mask(list(kinds))
 
 
 def __getattr__(name: str):

@@ -18,7 +18,7 @@ from train.__main__ import main
 from train.config import ConfigError, load_config
 from train.evaluate import evaluate
 from train.opponents import OpponentPool
-from train.rollout import RolloutWorker
+from train.rollout import RolloutSpec, RolloutWorker
 from train.trainer import Trainer
 
 GAME_OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}
@@ -52,8 +52,8 @@ def test_nfsp_updates_change_both_networks_and_respect_masks(game):
     spec = _spec(game)
     learner = NFSP(spec, NFSPConfig(eta=0.5, learning_starts=16, learn_every=4, batch_size=16, epsilon_start=0.5,
                                     target_update_every=5))
-    worker = RolloutWorker(game, GAME_OPTIONS[game], 4, "nfsp", spec, learner.policy()[0], learner_seats=1,
-                           num_steps=12, reward_scale=0.01, seed=0)
+    worker = RolloutWorker(RolloutSpec(game, GAME_OPTIONS[game], 4, "nfsp", spec, learner.policy()[0], learner_seats=1,
+                                       num_steps=12, reward_scale=0.01, seed=0))
     worker.network.load_state_dict(learner.network.state_dict())
     before = {k: v.clone() for k, v in learner.network.state_dict().items()}
     worker.sync(OpponentPool({"random": 1.0, "self": 1.0}, 4, "uniform").plan(), {})

@@ -18,7 +18,7 @@ from agents.networks import (
 from agents.ppo import PPO, PPOConfig, compute_gae
 from envs.gym import aec_env
 from train.opponents import OpponentPool
-from train.rollout import RolloutWorker
+from train.rollout import RolloutSpec, RolloutWorker
 
 GAME_OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3}}
 
@@ -64,8 +64,8 @@ def test_gae_on_two_trajectories():
 
 
 def _worker(game: str, spec: dict, seed: int = 0) -> RolloutWorker:
-    return RolloutWorker(game, GAME_OPTIONS[game], 4, "ppo", spec, {**spec, "kind": "policy"},
-                         learner_seats=1, num_steps=12, reward_scale=0.01, seed=seed)
+    return RolloutWorker(RolloutSpec(game, GAME_OPTIONS[game], 4, "ppo", spec, {**spec, "kind": "policy"},
+                                     learner_seats=1, num_steps=12, reward_scale=0.01, seed=seed))
 
 
 @pytest.mark.parametrize("game", ["skat", "thirtyone"])

@@ -14,8 +14,11 @@ import pytest
 import agents
 from agents.user import is_class_spec
 from envs.skat.cards import NUM_CARDS, parse_cards
-from train import stats
-from train.duplicate import (
+from envs.skat.description import duplicate_deal as skat_deal
+from train.evaluation import stats
+from train.evaluation.cli import main
+from train.evaluation.league import League
+from train.evaluation.match import (
     MatchConfig,
     labels_for,
     make_agent,
@@ -23,10 +26,7 @@ from train.duplicate import (
     matchups,
     run_match,
     seatings,
-    skat_deal,
 )
-from train.eval_cli import main
-from train.league import League
 
 FAST_31 = {"num_players": 3, "lives": 1}
 
@@ -110,11 +110,12 @@ def test_skat_match_records(skat_result):
     assert len(recs) == 6 * 6
     assert [r.unit for r in recs] == sorted(r.unit for r in recs)
     for r in recs:
-        assert r.passed_in == (r.declarer < 0) and (r.game_type >= 0) == (r.declarer >= 0)
-        if r.declarer >= 0:  # Seeger-Fabian: the declarer +-(value + 50); defenders 0 or +40
-            others = [x for s, x in enumerate(r.returns) if s != r.declarer]
-            assert (r.returns[r.declarer] > 50 and others == [0, 0]) == r.won
-            assert r.won or others == [40, 40]
+        d = r.details
+        assert d["passed_in"] == (d["declarer"] < 0) and (d["game_type"] >= 0) == (d["declarer"] >= 0)
+        if d["declarer"] >= 0:  # Seeger-Fabian: the declarer +-(value + 50); defenders 0 or +40
+            others = [x for s, x in enumerate(r.returns) if s != d["declarer"]]
+            assert (r.returns[d["declarer"]] > 50 and others == [0, 0]) == d["won"]
+            assert d["won"] or others == [40, 40]
     arrays = skat_result.unit_arrays()
     assert arrays.shape == (6, 1, 2, 10)
     assert (arrays[:, 0, :, 0] == 9).all()  # each agent sits 9 times per deal over the 6 seatings
@@ -176,8 +177,9 @@ def test_thirtyone_blocks_have_one_winner_and_places():
     result = run_match(cfg, workers=1, progress=False)
     assert len(result.records) == 3 * 6
     for r in result.records:
-        assert sorted(r.places)[0] == 1.0 and list(r.places).count(1.0) == 1
-        assert sum(r.places) == pytest.approx(6.0)  # places 1..3, shared places averaged
+        places = r.details["places"]
+        assert sorted(places)[0] == 1.0 and list(places).count(1.0) == 1
+        assert sum(places) == pytest.approx(6.0)  # places 1..3, shared places averaged
     rows = stats.agent_summary(result, 2.0, resamples=200)
     assert sum(r["win_rate"] * r["games"] for r in rows) == pytest.approx(len(result.records))
 

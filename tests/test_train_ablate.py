@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from envs import action_kinds
-from train.ablate import GROUPS, ablate, main
+from envs.games import describe
+from train.ablate import ablate, main
 
 
 def test_the_teacher_against_itself_is_even_in_every_group():
     results = ablate("rule", "skat", deals=12, seed=4, progress=False)
-    assert list(results) == ["(none)", *GROUPS["skat"]]
+    assert list(results) == ["(none)", *describe("skat").ablation_groups]
     assert all(r.advantage == 0.0 and r.episodes == 12 for r in results.values())
 
 
@@ -24,11 +25,11 @@ def test_handing_every_decision_over_plays_the_teacher():
 
 
 def test_thirtyone_groups_cover_every_kind():
-    assert set(action_kinds("thirtyone")) == {k for kinds in GROUPS["thirtyone"].values() for k in kinds}
-    assert set(action_kinds("skat")) == {k for kinds in GROUPS["skat"].values() for k in kinds}
+    assert set(action_kinds("thirtyone")) == {k for kinds in describe("thirtyone").ablation_groups.values() for k in kinds}
+    assert set(action_kinds("skat")) == {k for kinds in describe("skat").ablation_groups.values() for k in kinds}
     results = ablate("random", "thirtyone", deals=3, seed=1, env_options={"num_players": 3, "lives": 1},
                      progress=False)
-    assert set(results) == {"(none)", *GROUPS["thirtyone"]}
+    assert set(results) == {"(none)", *describe("thirtyone").ablation_groups}
 
 
 def test_cli(capsys):

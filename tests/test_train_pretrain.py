@@ -15,7 +15,7 @@ from tests.test_train_trainer import tiny
 from train import pretrain as pretrain_module
 from train.config import load_config
 from train.pretrain import behaviour_clone, collect_demonstrations, play_teacher
-from train.pretrain import main as pretrain_main
+from train.pretrain.__main__ import main as pretrain_main
 from train.trainer import Trainer
 
 OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}

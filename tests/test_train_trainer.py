@@ -14,7 +14,7 @@ from train.__main__ import main
 from train.config import ConfigError, load_config
 from train.evaluate import evaluate, is_win
 from train.opponents import OpponentPool
-from train.rollout import RolloutWorker
+from train.rollout import RolloutSpec, RolloutWorker
 from train.trainer import Trainer
 
 ENV_OPTIONS = {"skat": "{}", "thirtyone": "{num_players: 3, lives: 1}"}
@@ -83,13 +83,13 @@ def test_worker_processes_do_not_change_the_result(tmp_path):
 
 @pytest.mark.parametrize("game, learner_seats", [("skat", 3), ("thirtyone", 1)])
 def test_rollout_credits_every_reward_to_the_seat_that_earned_it(game, learner_seats):
-    env = aec_env(game, **load_config(overrides=[f"env_options={ENV_OPTIONS[game]}"]).env_options)
+    env = aec_env(game, **load_config(overrides=[f"game={game}", f"env_options={ENV_OPTIONS[game]}"]).env_options)
     seat = env.possible_agents[0]
     spec = network_spec("actor_critic", env.observation_space(seat)["observation"].shape[0],
                         env.action_space(seat).n, [8], "tanh")
-    worker = RolloutWorker(game, {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}[game], 3, "ppo",
-                           spec, {**spec, "kind": "policy"}, learner_seats=learner_seats, num_steps=10,
-                           reward_scale=1.0, seed=3)
+    options = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}[game]
+    worker = RolloutWorker(RolloutSpec(game, options, 3, "ppo", spec, {**spec, "kind": "policy"},
+                                       learner_seats=learner_seats, num_steps=10, reward_scale=1.0, seed=3))
     worker.sync(OpponentPool({"random": 1.0}, 1, "uniform").plan(), {})
     batch, episodes = worker.collect(0, 0, [0, 1, 2])
     learner_returns = [r for e in episodes for r, p in zip(e.returns, e.players, strict=True) if p == "learner"]
@@ -117,23 +117,24 @@ class _MaskOnlyRandom:
 
 @pytest.mark.parametrize("game", ["skat", "thirtyone"])
 def test_rollout_hands_mask_only_players_the_mask(game):
-    from train.rollout import LEARNER, play
+    from arena import Deal, episode_of, play
+    from train.rollout import Learner
 
     envs = [aec_env(game) for _ in range(3)]
     opponent = _MaskOnlyRandom()
     deals = [0] * len(envs)
+    learner = Learner(lambda obs, mask, traj: (np.array([np.flatnonzero(m)[0] for m in mask]), {}))
 
-    def start(i, _steps):
+    def start(i):
         if deals[i] == 2:
             return None
         deals[i] += 1
         n = len(envs[i].possible_agents)
-        return 10 * i + deals[i], [LEARNER] + [opponent] * (n - 1), ["learner"] + ["random"] * (n - 1)
+        return Deal([learner] + [opponent] * (n - 1), ["learner"] + ["random"] * (n - 1), seed=10 * i + deals[i])
 
-    def learner(obs, mask, traj):
-        return np.array([np.flatnonzero(m)[0] for m in mask]), {}
-
-    episodes, batch = play(envs, start, learner)
+    episodes = []
+    play(envs, start, lambda done: episodes.append(episode_of(done)))
+    batch = learner.batch()
     assert len(episodes) == 6 and opponent.decisions > 0
     assert sum(e.length for e in episodes) == opponent.decisions + len(batch["action"])
     assert batch["mask"][np.arange(len(batch["action"])), batch["action"]].all()

@@ -26,11 +26,9 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-from agents import ALGORITHMS, TRAINING_ONLY_SPECS, split_spec
-from agents.nfsp import NFSPConfig
-from agents.ppo import PPOConfig
-from envs import kinds_mask
-from envs.gym import GAMES
+from agents import ALGORITHMS, TRAINING_ONLY_SPECS, algorithm, split_spec
+from agents.networks import ACTIVATIONS
+from envs.games import describe
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "skat_ppo.yaml"
 
@@ -56,7 +54,7 @@ class PretrainConfig:
 
 
 @dataclass
-class TrainConfig:
+class CommonConfig:
     """Keys common to every algorithm. Steps count learner decisions (transitions)."""
 
     game: str = "skat"
@@ -95,14 +93,24 @@ class TrainConfig:
     runs_dir: str = "runs"
     checkpoint_dir: str = "checkpoints"
     progress: bool = True
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    nfsp: NFSPConfig = field(default_factory=NFSPConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    @property
+    def algo(self) -> Any:
+        """The section of the algorithm being trained (``cfg.ppo`` when ``algorithm: ppo``)."""
+        return getattr(self, self.algorithm)
 
+
+# One section per registered algorithm (``ppo:``, ``nfsp:`` ...), its dataclass taken from the
+# algorithm's ``Config``: a new algorithm in agents.ALGORITHMS brings its config section with it.
+TrainConfig = dataclasses.make_dataclass(
+    "TrainConfig", [(name, algorithm(name).Config, field(default_factory=algorithm(name).Config))
+                    for name in ALGORITHMS], bases=(CommonConfig,))
+TrainConfig.__module__ = __name__
+TrainConfig.__doc__ = "A training config: the common keys plus one section per algorithm (see CommonConfig)."
 SECTIONS = {name for name, hint in get_type_hints(TrainConfig).items() if dataclasses.is_dataclass(hint)}
 POOL_SAMPLING = ("uniform", "recency")
 RUNTIMES = ("local", "ray")
@@ -120,20 +128,32 @@ def load_config(path: str | os.PathLike | None = None, overrides: list[str] | No
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"config file {str(path)!r} not found")
-        data = yaml.safe_load(path.read_text()) or {}
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: expected a mapping of config keys at the top level")
         _apply(cfg, data, str(path))
+    game_before, set_env_options = cfg.game, False
     for item in overrides or []:
         key, sep, text = item.partition("=")
         if not sep:
             raise ConfigError(f"--set expects key=value, got {item!r}")
         name, dot, sub = key.strip().partition(".")
-        value = yaml.safe_load(text) if text.strip() else ""
+        try:
+            value = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError as e:
+            raise ConfigError(f"--set {item!r}: the value is not valid YAML: {' '.join(str(e).split())}") from None
         if dot:  # a section key (ppo.ent_coef) or one entry of a mapping (env_options.num_players)
             current = getattr(cfg, name, None)
             value = {**current, sub: value} if isinstance(current, dict) else {sub: value}
+        set_env_options |= name == "env_options"
         _apply(cfg, {name: value}, "--set")
+    if cfg.game != game_before and cfg.env_options and not set_env_options:
+        raise ConfigError(f"--set game={cfg.game} changes the game, but env_options {cfg.env_options} come from the "
+                          f"{game_before} config and are not {cfg.game} options; give the {cfg.game} ones with "
+                          f"--set env_options={{}} (or env_options.KEY=VALUE)")
     validate(cfg)
     return cfg
 
@@ -198,13 +218,16 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
 
 
 def validate(cfg: TrainConfig) -> None:
-    """Check values that have a type but also a range or a fixed set."""
+    """Check values that have a type but also a range or a fixed set; build the env and every opponent once,
+    so a bad option or checkpoint fails here, before a run directory exists."""
 
     def fail(key: str, message: str) -> None:
         raise ConfigError(f"config key {key!r}: {message}")
 
-    if cfg.game not in GAMES:
-        fail("game", f"unknown game {cfg.game!r}; known: {list(GAMES)}")
+    try:
+        game = describe(cfg.game)
+    except ValueError as e:
+        fail("game", str(e))
     if cfg.algorithm not in ALGORITHMS:
         fail("algorithm", f"unknown algorithm {cfg.algorithm!r}; known: {sorted(ALGORITHMS)}")
     for key in ("total_timesteps", "num_envs", "num_steps", "num_workers", "torch_threads", "learner_seats",
@@ -214,16 +237,29 @@ def validate(cfg: TrainConfig) -> None:
     for key in ("rollout_chunks", "snapshot_every", "eval_every", "checkpoint_every"):
         if getattr(cfg, key) < 0:
             fail(key, f"must be >= 0, got {getattr(cfg, key)}")
+    if not cfg.hidden or any(width < 1 for width in cfg.hidden):
+        fail("hidden", f"needs at least one layer width, each at least 1, got {cfg.hidden}")
+    if cfg.activation not in ACTIVATIONS:
+        fail("activation", f"expected one of {sorted(ACTIVATIONS)}, got {cfg.activation!r}")
+    if not cfg.reward_scale > 0:
+        fail("reward_scale", f"must be > 0, got {cfg.reward_scale}")
     if cfg.pool_sampling not in POOL_SAMPLING:
         fail("pool_sampling", f"expected one of {list(POOL_SAMPLING)}, got {cfg.pool_sampling!r}")
+    try:
+        probe = game.raw_env(**cfg.env_options)
+    except (ValueError, TypeError) as e:
+        fail("env_options", f"{cfg.env_options} is not a valid {cfg.game} table: {e}")
+    seats = len(probe.possible_agents)
+    if cfg.learner_seats > seats:
+        fail("learner_seats", f"{cfg.game} with these env_options has {seats} seats, got {cfg.learner_seats}")
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         fail("opponents", f"needs specs with non-negative weights and a positive sum, got {cfg.opponents!r}")
-    for spec in list(cfg.opponents) + list(cfg.eval_opponents):
-        if spec not in ("random", "rule", *TRAINING_ONLY_SPECS) and not os.path.isfile(split_spec(spec)[0]):
-            fail("opponents", f"{spec!r} is neither random, rule, self, snapshot nor an existing checkpoint file")
-    for spec in cfg.eval_opponents:
-        if spec in TRAINING_ONLY_SPECS:
-            fail("eval_opponents", f"{spec!r} cannot be an evaluation opponent")
+    for key, specs in (("opponents", list(cfg.opponents)), ("eval_opponents", cfg.eval_opponents)):
+        for spec in specs:
+            if key == "eval_opponents" and spec in TRAINING_ONLY_SPECS:
+                fail(key, f"{spec!r} cannot be an evaluation opponent")
+            if spec not in ("random", "rule", *TRAINING_ONLY_SPECS):
+                _check_agent(spec, cfg.game, probe, key, fail)
     if cfg.runtime not in RUNTIMES:
         fail("runtime", f"expected one of {list(RUNTIMES)}, got {cfg.runtime!r}")
     if cfg.runtime == "ray" and importlib.util.find_spec("ray") is None:
@@ -232,32 +268,50 @@ def validate(cfg: TrainConfig) -> None:
         fail("ray_cpus_per_worker", f"must be > 0, got {cfg.ray_cpus_per_worker}")
     if cfg.ray_max_restarts < -1:
         fail("ray_max_restarts", f"must be >= -1 (-1: unlimited), got {cfg.ray_max_restarts}")
-    nfsp = cfg.nfsp
-    for key in ("eta", "epsilon_start", "epsilon_end", "exploration_fraction"):
-        if not 0.0 <= getattr(nfsp, key) <= 1.0:
-            fail(f"nfsp.{key}", f"must be in [0, 1], got {getattr(nfsp, key)}")
-    for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every"):
-        if getattr(nfsp, key) < 1:
-            fail(f"nfsp.{key}", f"must be at least 1, got {getattr(nfsp, key)}")
+    for name in ALGORITHMS:
+        section = getattr(cfg, name)
+        for key, message in (section.problems() if hasattr(section, "problems") else {}).items():
+            fail(f"{name}.{key}", message)
     pre = cfg.pretrain
     if pre.teacher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
         fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random nor an existing checkpoint file")
+    if pre.teacher not in ("", "rule", "random"):
+        _check_agent(pre.teacher, cfg.game, probe, "pretrain.teacher", fail)
     if pre.driver and not os.path.isfile(pre.driver):
         fail("pretrain.driver", f"{pre.driver!r} is not an existing checkpoint file")
+    if pre.driver:
+        _check_agent(pre.driver, cfg.game, probe, "pretrain.driver", fail)
     if pre.driver and not pre.teacher:
         fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     if pre.teach_only:
         try:
-            kinds_mask(cfg.game, pre.teach_only)
+            game.kinds_mask(pre.teach_only)
         except ValueError as e:
             fail("pretrain.teach_only", str(e))
     for key in ("episodes", "epochs", "batch_size"):
         if getattr(pre, key) < 1:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")
+    if not pre.learning_rate > 0:
+        fail("pretrain.learning_rate", f"must be > 0, got {pre.learning_rate}")
     if not 0.0 <= pre.holdout < 1.0:
         fail("pretrain.holdout", f"must be in [0, 1), got {pre.holdout}")
     if not cfg.best_metric.startswith("eval/"):
         fail("best_metric", f"must be an eval/ tag such as 'eval/mean_score_vs_rule', got {cfg.best_metric!r}")
+
+
+def _check_agent(spec: str, game: str, env: Any, key: str, fail: Any) -> None:
+    """A spec other than the baselines must be a loadable checkpoint of this game that fits the env."""
+    from agents import checkpoint
+    from arena import env_shape
+
+    path = split_spec(spec)[0]
+    if not os.path.isfile(path):
+        fail(key, f"{spec!r} is neither random, rule, self, snapshot nor an existing checkpoint file")
+    try:
+        metadata = checkpoint.load(path, game=game)["metadata"]
+        checkpoint.check_env_shape(metadata, *env_shape(env), where=spec)
+    except checkpoint.CheckpointError as e:
+        fail(key, str(e))

@@ -26,9 +26,9 @@ import torch
 from torch import nn
 
 import agents
-from agents import checkpoint
 from agents.networks import build_network
 from agents.neural import NeuralAgent
+from arena import AgentCache, check_shape
 
 StateDict = dict[str, Any]
 
@@ -74,8 +74,10 @@ class SeatFiller:
     def __init__(self, game: str, policy_spec: dict[str, Any], learner_network: nn.Module) -> None:
         self.game = game
         self.policy_spec = policy_spec
-        self.shared: dict[Any, agents.Agent] = {"self": NeuralAgent(learner_network, game)}  # + snapshots, ...
-        self.per_seat: dict[tuple[Any, int, int], agents.Agent] = {}  # (spec, env, seat) -> stateful agent
+        self.cache = AgentCache(self._build, self._seed_shared)
+        self.shared = self.cache.shared  # "self", snapshots, and shareable agents built so far
+        self.shared["self"] = NeuralAgent(learner_network, game)
+        self.env_shape: tuple[int, int] | None = None
         self.plan: dict[str, Any] = {"specs": ["self"], "weights": [1.0], "snapshot_ids": [], "snapshot_probs": []}
         self.rng = np.random.default_rng(0)
         self.rollout_seed = 0
@@ -104,7 +106,7 @@ class SeatFiller:
         for key, agent in self.shared.items():
             if hasattr(agent, "rng"):
                 agent.rng = np.random.default_rng(self._seed(key))
-        self.per_seat.clear()
+        self.cache.per_seat.clear()
 
     def _seed(self, key: Any, *where: int) -> int:
         name = f"snapshot:{key[1]}" if isinstance(key, tuple) else str(key)
@@ -122,20 +124,16 @@ class SeatFiller:
 
     def agent(self, key: Any, env_index: int, seat: int, env_shape: tuple[int, int]) -> agents.Agent:
         """The agent for a drawn key: one shared instance if it keeps no per-deal state, else one per seat."""
-        if key in self.shared:
-            return self.shared[key]
-        slot = (key, env_index, seat)
-        if slot in self.per_seat:
-            return self.per_seat[slot]
+        self.env_shape = env_shape
+        return self.cache.get(key, env_index, seat)
+
+    def _build(self, key: Any, env_index: int, seat: int) -> agents.Agent:
         agent = agents.make(key, game=self.game, seed=self._seed(key, env_index, seat))
-        if isinstance(agent, NeuralAgent):  # a checkpoint file
-            checkpoint.check_env_shape(agent.metadata, *env_shape, where=str(key))
-        if agent.shareable:
-            agent.rng = np.random.default_rng(self._seed(key))  # as if reseeded by start_rollout
-            self.shared[key] = agent
-        else:
-            self.per_seat[slot] = agent
+        check_shape(agent, self.env_shape, str(key))
         return agent
+
+    def _seed_shared(self, key: Any, agent: agents.Agent) -> None:
+        agent.rng = np.random.default_rng(self._seed(key))  # as if reseeded by start_chunk
 
 
 def _pick(cdf: list[float], rng: np.random.Generator) -> int:

@@ -36,9 +36,10 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from envs.gym import aec_env
+from arena import env_shape
+from envs.games import describe
 from train.config import RAY_MISSING
-from train.rollout import Episode, RolloutWorker, merge_batches
+from train.rollout import Episode, RolloutSpec, RolloutWorker, merge_batches
 
 try:
     import ray
@@ -84,9 +85,9 @@ class RolloutActor:
     bookkeeping on the learner's side.
     """
 
-    def __init__(self, worker_kwargs: dict[str, Any]) -> None:
+    def __init__(self, spec: RolloutSpec) -> None:
         torch.set_num_threads(1)
-        self.worker = RolloutWorker(**worker_kwargs)
+        self.worker = RolloutWorker(spec)
         self.incarnation = uuid.uuid4().hex  # new after every restart
         self.synced_update: int | None = None
         self.snapshot_ids: set[int] = set()
@@ -113,17 +114,14 @@ class RayCollector:
     """Same interface as :class:`train.rollout.Collector`: ``collect(update, plan, snapshots)`` ->
     ``(batch, episodes)``, ``close()``; plus ``metrics()`` (restart and loss counters)."""
 
-    def __init__(self, game: str, env_options: dict[str, Any], num_envs: int, num_chunks: int, num_workers: int,
-                 algorithm_name: str, network_spec: dict[str, Any], policy_spec: dict[str, Any], network: nn.Module,
-                 learner_seats: int, num_steps: int, reward_scale: float, seed: int, address: str = "",
-                 cpus_per_worker: float = 1.0, max_restarts: int = 100, log: Any = None) -> None:
+    def __init__(self, spec: RolloutSpec, chunks: list[list[int]], num_workers: int, network: nn.Module,
+                 address: str = "", cpus_per_worker: float = 1.0, max_restarts: int = 100, log: Any = None) -> None:
         self.network = network
-        self.chunks = [ids.tolist() for ids in np.array_split(np.arange(num_envs), num_chunks)]
+        self.chunks = chunks
         self.log = log or (lambda message: tqdm.write(message, file=sys.stderr))
-        probe = aec_env(game, **env_options)
+        probe = describe(spec.game).raw_env(**spec.env_options)
         self.num_seats = len(probe.possible_agents)
-        self.env_shape = (probe.observation_space(probe.possible_agents[0])["observation"].shape[0],
-                          int(probe.action_space(probe.possible_agents[0]).n))
+        self.env_shape = env_shape(probe)
         self.max_restarts = max_restarts
         self.restarts = 0  # actor restarts seen (each lost chunk is one, so is a new incarnation)
         self.lost_chunks = 0
@@ -134,16 +132,13 @@ class RayCollector:
         self.started_ray = init_ray(address)
         self.actors: list[Any] = []
         try:
-            common = dict(game=game, env_options=env_options, chunk_size=len(self.chunks[0]),
-                          algorithm_name=algorithm_name, network_spec=network_spec, policy_spec=policy_spec,
-                          learner_seats=learner_seats, num_steps=num_steps, reward_scale=reward_scale, seed=seed)
             actor_class = ray.remote(RolloutActor).options(
                 num_cpus=cpus_per_worker, max_restarts=max_restarts, max_task_retries=0)
             free = ray.available_resources().get("CPU", 0.0)
             if free < num_workers * cpus_per_worker:
                 self.log(f"ray: {num_workers} rollout actors need {num_workers * cpus_per_worker:g} CPUs, the cluster "
                          f"has {free:g} free; they wait for resources (lower ray_cpus_per_worker or num_workers)")
-            self.actors = [actor_class.remote(common) for _ in range(num_workers)]
+            self.actors = [actor_class.remote(spec) for _ in range(num_workers)]
             infos = self._wait_started()
             self.incarnations: list[str | None] = [i["incarnation"] for i in infos]
             nodes = sorted({i["node"] for i in infos})

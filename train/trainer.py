@@ -31,11 +31,13 @@ from tqdm import tqdm
 from agents import algorithm, checkpoint
 from agents.networks import network_spec
 from agents.neural import NeuralAgent
-from envs.gym import aec_env
+from arena import env_shape
+from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
-from train.evaluate import EvalResult, evaluate
+from train.evaluation.baseline import EvalResult, evaluate
 from train.opponents import OpponentPool
-from train.rollout import LEARNER, Collector, Episode
+from train.pretrain import pretrain as clone_teacher
+from train.rollout import LEARNER, Collector, Episode, RolloutSpec, split_envs
 
 EVAL_METRICS = ("mean_score", "win_rate")
 
@@ -59,14 +61,11 @@ class Trainer:
             raise ConfigError(f"config key 'best_metric': {cfg.best_metric!r} is not measured; "
                               f"with these eval_opponents choose one of {eval_tags}")
 
-        probe = aec_env(cfg.game, **cfg.env_options)
-        seat = probe.possible_agents[0]
-        self.obs_size = int(probe.observation_space(seat)["observation"].shape[0])
-        self.num_actions = int(probe.action_space(seat).n)
+        self.obs_size, self.num_actions = env_shape(describe(cfg.game).raw_env(**cfg.env_options))
         learner_cls = algorithm(cfg.algorithm)
         self.network_spec = network_spec(learner_cls.network_kind, self.obs_size, self.num_actions,
                                          cfg.hidden, cfg.activation)
-        self.learner = learner_cls(self.network_spec, getattr(cfg, cfg.algorithm))
+        self.learner = learner_cls(self.network_spec, cfg.algo)
         self.pool = OpponentPool(cfg.opponents, cfg.pool_size, cfg.pool_sampling)
         self.global_step = 0
         self.update = 0
@@ -157,16 +156,30 @@ class Trainer:
     # --- warm start -----------------------------------------------------------------------------
 
     def pretrain(self) -> dict[str, float]:
-        """Behaviour-clone ``pretrain.teacher`` into the learner's network (train/pretrain.py)."""
-        from train.pretrain import pretrain
-
+        """Behaviour-clone ``pretrain.teacher`` into the learner's network (train/pretrain)."""
         cfg = self.cfg
-        gamma = getattr(getattr(cfg, cfg.algorithm), "gamma", 1.0)
-        self.pretrain_metrics = pretrain(self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed,
+        gamma = getattr(cfg.algo, "gamma", 1.0)
+        self.pretrain_metrics = clone_teacher(self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed,
                                          cfg.num_workers, gamma, cfg.reward_scale, cfg.progress, cfg.torch_threads)
         return self.pretrain_metrics
 
     # --- the loop -------------------------------------------------------------------------------
+
+    def make_collector(self, runtime: str | None = None, workers: int | None = None) -> Any:
+        """The rollout collector of ``runtime`` ("local" or "ray"; default: the config's) with
+        ``workers`` processes or actors (default: ``num_workers``)."""
+        cfg = self.cfg
+        workers = workers or cfg.num_workers
+        chunks = split_envs(cfg.num_envs, min(cfg.rollout_chunks or workers, cfg.num_envs))
+        spec = RolloutSpec(cfg.game, cfg.env_options, len(chunks[0]), cfg.algorithm, self.network_spec,
+                           self.learner.policy()[0], cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        if (runtime or cfg.runtime) == "ray":  # imported only when asked for: Ray is an optional extra
+            from train.ray_runtime import RayCollector
+
+            return RayCollector(spec, chunks, min(workers, len(chunks)), self.learner.network,
+                                address=cfg.ray_address, cpus_per_worker=cfg.ray_cpus_per_worker,
+                                max_restarts=cfg.ray_max_restarts)
+        return Collector(spec, chunks, min(workers, len(chunks)), self.learner.network)
 
     def train(self) -> dict[str, float]:
         """Train until ``total_timesteps``; returns the last evaluation's metrics."""
@@ -181,17 +194,7 @@ class Trainer:
                 writer.add_scalar(tag, value, 0)
             if self.pretrain_metrics and cfg.eval_opponents:  # where the warm start stands, before any RL
                 self._evaluate_and_keep_best(writer)
-        chunks = min(cfg.rollout_chunks or cfg.num_workers, cfg.num_envs)
-        collector_args = (cfg.game, cfg.env_options, cfg.num_envs, chunks, min(cfg.num_workers, chunks),
-                          cfg.algorithm, self.network_spec, self.learner.policy()[0], self.learner.network,
-                          cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
-        if cfg.runtime == "ray":  # imported only when asked for: Ray is an optional extra
-            from train.ray_runtime import RayCollector
-
-            collector = RayCollector(*collector_args, address=cfg.ray_address, cpus_per_worker=cfg.ray_cpus_per_worker,
-                                     max_restarts=cfg.ray_max_restarts)
-        else:
-            collector = Collector(*collector_args)
+        collector = self.make_collector()
         bar = tqdm(total=cfg.total_timesteps, initial=min(self.global_step, cfg.total_timesteps), unit="step",
                    disable=not cfg.progress, dynamic_ncols=True, desc=cfg.run_name)
         start_time, start_step = time.time(), self.global_step

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from train.duplicate import SKAT_FIELDS, THIRTYONE_FIELDS, MatchResult
+from train.evaluation.match import MatchResult
 
 Z95 = 1.959963984540054
 DEFAULT_RESAMPLES = 2000
@@ -177,59 +177,36 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-# ------------------------------------------------------------------------------------ metric tables
-# (column, numerator field, denominator field, scale) over the per-unit totals of train.duplicate
-SKAT_METRICS = (
-    ("points_per_game", "points", "games", 1.0),
-    ("points_per_list", "points", "games", 36.0),  # a 36-game list, the tournament standard
-    ("declarer_share", "declared", "games", 1.0),
-    ("declarer_win_rate", "declarer_won", "declared", 1.0),
-    ("suit_share", "suit", "declared", 1.0),
-    ("grand_share", "grand", "declared", 1.0),
-    ("null_share", "null", "declared", 1.0),
-    ("passed_in_rate", "passed_in", "games", 1.0),
-    ("defence_win_rate", "defence_won", "defended", 1.0),
-)
-THIRTYONE_METRICS = (
-    ("win_rate", "wins", "games", 1.0),
-    ("avg_place", "place", "games", 1.0),
-)
-
-
-def fields_of(game: str) -> tuple[str, ...]:
-    return SKAT_FIELDS if game == "skat" else THIRTYONE_FIELDS
-
-
-def metrics_of(game: str) -> tuple[tuple[str, str, str, float], ...]:
-    return SKAT_METRICS if game == "skat" else THIRTYONE_METRICS
-
-
-def headline(game: str) -> tuple[str, str, float]:
-    """The metric the sample size is planned for: (column, numerator field, scale of --target-ci)."""
-    return ("points_per_game", "points", 1.0) if game == "skat" else ("win_rate", "wins", 0.01)
+# ------------------------------------------------------------------------------------ summaries
+def headline(result: MatchResult) -> tuple[str, str, float]:
+    """The metric sample sizes are planned for: (metric name, its numerator field, the scale of --target-ci)."""
+    game = result.game
+    metric = next(m for m in game.metrics if m.name == game.headline)
+    return metric.name, metric.numerator, 0.01 if game.headline_percent else 1.0
 
 
 def agent_summary(result: MatchResult, target: float, resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0) -> list[dict[str, Any]]:
-    """One row per agent: every metric with its 95% paired-bootstrap interval, the spread of the
-    headline metric over units and the units needed for a half-width of ``target`` (Skat: points
+    """One row per agent: every metric of the game with its 95% paired-bootstrap interval, the spread of
+    the headline metric over units and the units needed for a half-width of ``target`` (Skat: points
     per game; Thirty-One: percentage points of win rate)."""
-    game = result.config.game
-    fields = fields_of(game)
+    game = result.game
+    fields = game.fields
     totals = result.unit_arrays().sum(axis=1)  # (units, agents, fields)
-    metrics = metrics_of(game)
-    num = np.stack([totals[:, a, fields.index(n)] * s for a in range(len(result.labels)) for _, n, _, s in metrics], 1)
-    den = np.stack([totals[:, a, fields.index(d)] for a in range(len(result.labels)) for _, _, d, _ in metrics], 1)
+    metrics = game.metrics
+    num = np.stack([totals[:, a, fields.index(m.numerator)] * m.scale for a in range(len(result.labels))
+                    for m in metrics], 1)
+    den = np.stack([totals[:, a, fields.index(m.denominator)] for a in range(len(result.labels)) for m in metrics], 1)
     estimates = bootstrap_ratios(num, den, resamples, seed)
-    key, field, scale = headline(game)
+    key, field, scale = headline(result)
     rows = []
     for a, label in enumerate(result.labels):
         games = totals[:, a, 0]
         row: dict[str, Any] = {"agent": label, "spec": result.config.specs[a], "units": int((games > 0).sum()),
                                "games": int(games.sum())}
-        for j, (name, *_rest) in enumerate(metrics):
+        for j, metric in enumerate(metrics):
             e = estimates[a * len(metrics) + j]
-            row.update({name: e.value, f"{name}_lo": e.low, f"{name}_hi": e.high})
+            row.update({metric.name: e.value, f"{metric.name}_lo": e.low, f"{metric.name}_hi": e.high})
         sd = per_unit_sd(totals[:, a, fields.index(field)], games)
         row["sd_per_unit"] = sd
         row["units_needed"] = units_needed(sd, target * scale)
@@ -239,12 +216,13 @@ def agent_summary(result: MatchResult, target: float, resamples: int = DEFAULT_R
 
 def pairwise_summary(result: MatchResult, target: float, resamples: int = DEFAULT_RESAMPLES,
                      seed: int = 0) -> list[dict[str, Any]]:
-    """One row per pair that met: the mean per-unit difference of the headline metric (and of the
-    average place in Thirty-One), from the matchups both played in, with paired intervals."""
-    game = result.config.game
-    fields = fields_of(game)
+    """One row per pair that met: the mean per-unit difference of the headline metric (plus the game's
+    own extra comparisons, e.g. Thirty-One's average place), from the matchups both played in, with
+    paired intervals."""
+    game = result.game
+    fields = game.fields
     arrays = result.unit_arrays()
-    key, field, scale = headline(game)
+    key, field, scale = headline(result)
     rows = []
     for a, b in itertools.combinations(range(len(result.labels)), 2):
         both = [m for m, mu in enumerate(result.matchups) if a in mu and b in mu]
@@ -254,17 +232,18 @@ def pairwise_summary(result: MatchResult, target: float, resamples: int = DEFAUL
         keep = (t[:, a, 0] > 0) & (t[:, b, 0] > 0)
         t = t[keep]
         ga, gb = t[:, a, 0], t[:, b, 0]
-        d = paired_difference(t[:, a, fields.index(field)] / ga, t[:, b, fields.index(field)] / gb, resamples, seed)
+
+        def rates(name: str, higher_is_better: bool = True, t=t, ga=ga, gb=gb, a=a, b=b) -> Difference:
+            i = fields.index(name)
+            return paired_difference(t[:, a, i] / ga, t[:, b, i] / gb, resamples, seed, higher_is_better)
+
+        d = rates(field)
         row: dict[str, Any] = {"agent_a": result.labels[a], "agent_b": result.labels[b], "units": d.units,
                                f"diff_{key}": d.mean.value, "lo": d.mean.low, "hi": d.mean.high,
                                "normal_lo": d.normal.low, "normal_hi": d.normal.high,
                                "significant": d.significant, "a_better_units": d.a_better,
                                "b_better_units": d.b_better, "sd_per_unit": d.sd,
                                "units_needed": units_needed(d.sd, target * scale)}
-        if game == "skat":
-            row.update(diff_points_per_list=36 * d.mean.value, list_lo=36 * d.mean.low, list_hi=36 * d.mean.high)
-        else:
-            p = paired_difference(t[:, a, 3] / ga, t[:, b, 3] / gb, resamples, seed, higher_is_better=False)
-            row.update(diff_avg_place=p.mean.value, place_lo=p.mean.low, place_hi=p.mean.high)
+        row.update(game.pair_extras(d, rates))
         rows.append(row)
     return rows

@@ -1,13 +1,14 @@
-"""The match engine: Skat duplicate deals and Thirty-One seat-rotated blocks, over a process pool.
+"""The match engine: duplicate units (Skat deals, Thirty-One blocks) in every seating, over a process pool.
 
-A *unit* is what card luck is cancelled over:
+A *unit* is what card luck is cancelled over; the game's description says what it is
+(``envs.games.GameDescription.unit_reset``):
 
 * Skat: one deal (three hands and the skat, drawn from ``(seed, deal)``), replayed with the same
   dealer in every *seating* of the agents: all 6 permutations of 3 distinct agents; for 2 agents
   every assignment in which both sit (AAB ABA ABB BAA BAB BBA); for 1 agent the agent against
   itself; for more agents than seats every ordered choice of 3 of them.
-* Thirty-One: one block of games started from the same env seed (same first deck and dealer, the
-  same shuffle stream), one game per seating, with the same seating rule over the table's seats.
+* Thirty-One (and any other game): one block of games started from the same env seed (same first
+  deck and dealer, the same shuffle stream), one game per seating, with the same seating rule.
 
 A *matchup* is a set of agents that meet in every unit: the whole field (``schedule="table"``)
 or every pair (``schedule="pairs"``, optionally only the pairs that involve the ``focus`` agents).
@@ -16,8 +17,8 @@ Work is split into chunks of units; each chunk is played by a worker process tha
 own agents from the spec strings (nothing is pickled but strings and results). Every random
 number comes from ``(seed, unit)`` (deals) or ``(seed, chunk, agent, slot, seat)`` (agents), so a
 run is reproduced exactly from its seed and chunk size, whatever the number of workers. Inside a
-chunk, ``window`` games run in lockstep so that stateless (``shareable``) agents such as neural
-policies decide for many games in one ``act_batch`` call.
+chunk, ``window`` games run in lockstep in the arena's play loop, so that stateless (``shareable``)
+agents such as neural policies decide for many games in one ``act_batch`` call.
 """
 
 from __future__ import annotations
@@ -34,15 +35,8 @@ from typing import Any
 import numpy as np
 
 import agents
-from envs import aec_env
-from envs.skat.cards import CARD_NAMES, GRAND, NUM_CARDS, cards_of
-from envs.skat.rules import deal_from_deck
-
-GAMES = ("skat", "thirtyone")
-SKAT_DEALER = 2  # fixed dealer of every duplicate deal: player_i then sits at position i
-SKAT_FIELDS = ("games", "points", "declared", "declarer_won", "suit", "grand", "null", "passed_in",
-               "defended", "defence_won")
-THIRTYONE_FIELDS = ("games", "points", "wins", "place")
+from arena import AgentCache, Deal, Finished, play
+from envs.games import GameDescription, describe
 
 
 # ------------------------------------------------------------------------------------ agents
@@ -85,19 +79,6 @@ def matchups(num_agents: int, schedule: str = "table", focus: Sequence[int] | No
     return pairs
 
 
-def skat_deal(seed: int, unit: int) -> dict[str, Any]:
-    """Deal ``unit`` of a run: ``{"hands": [3 hands by position], "skat": ...}`` in card notation."""
-    perm = np.random.default_rng([seed, unit, 1]).permutation(NUM_CARDS).tolist()
-    hands, skat = deal_from_deck(perm)
-    fmt = lambda mask: " ".join(CARD_NAMES[c] for c in cards_of(mask))  # noqa: E731
-    return {"hands": [fmt(h) for h in hands], "skat": fmt(skat)}
-
-
-def unit_seed(seed: int, unit: int) -> int:
-    """The env seed of Thirty-One block ``unit``."""
-    return int(np.random.default_rng([seed, unit, 2]).integers(2**31))
-
-
 # ------------------------------------------------------------------------------------ records
 @dataclass
 class GameRecord:
@@ -106,12 +87,8 @@ class GameRecord:
     unit: int
     matchup: int
     seating: tuple[int, ...]  # agent index by seat
-    returns: tuple[float, ...]  # by seat: Skat points in the env's scoring; Thirty-One env reward
-    declarer: int = -1  # Skat: declarer's seat, -1 when passed in (or Ramsch)
-    game_type: int = -1  # Skat: 0-3 suit (clubs..diamonds), 4 grand, 5 null; -1 none
-    won: bool = False  # Skat: the declarer won
-    passed_in: bool = False  # Skat: everybody passed
-    places: tuple[float, ...] = ()  # Thirty-One: final place by seat (1 = winner; shared places averaged)
+    returns: tuple[float, ...]  # by seat: Skat points in the env's scoring; Thirty-One placement reward
+    details: dict[str, Any] = field(default_factory=dict)  # the game's record_columns (Skat: declarer, ...)
 
 
 @dataclass
@@ -136,59 +113,30 @@ class MatchResult:
     seats: int
     records: list[GameRecord]
 
+    @property
+    def game(self) -> GameDescription:
+        return describe(self.config.game)
+
     def unit_arrays(self) -> np.ndarray:
-        """Totals per ``(unit, matchup, agent, field)``; fields: SKAT_FIELDS / THIRTYONE_FIELDS."""
-        fields = SKAT_FIELDS if self.config.game == "skat" else THIRTYONE_FIELDS
-        out = np.zeros((self.config.units, len(self.matchups), len(self.labels), len(fields)))
+        """Totals per ``(unit, matchup, agent, field)``; the fields are the game description's ``fields``."""
+        game = self.game
+        out = np.zeros((self.config.units, len(self.matchups), len(self.labels), len(game.fields)))
         for r in self.records:
             cell = out[r.unit, r.matchup]
             for seat, a in enumerate(r.seating):
-                row = cell[a]
-                row[0] += 1
-                row[1] += r.returns[seat]
-                if self.config.game == "thirtyone":
-                    row[2] += r.places[seat] == 1.0
-                    row[3] += r.places[seat]
-                    continue
-                row[7] += r.passed_in
-                if r.declarer == seat:
-                    row[2] += 1
-                    row[3] += r.won
-                    row[4 if r.game_type < GRAND else 5 if r.game_type == GRAND else 6] += 1
-                elif r.declarer >= 0:
-                    row[8] += 1
-                    row[9] += not r.won
+                cell[a] += game.tally(r.returns, r.details, seat)
         return out
 
 
 # ------------------------------------------------------------------------------------ playing
 def num_seats(game: str, env_options: dict[str, Any]) -> int:
-    return 3 if game == "skat" else int(env_options.get("num_players", 4))
+    return describe(game).num_seats(env_options)
 
 
 def make_env(game: str, env_options: dict[str, Any]) -> Any:
-    opts = dict(env_options)
-    if game == "skat":
-        opts["dealer"] = SKAT_DEALER
-    elif opts.get("episode", "game") == "game":
-        opts["reward_scheme"] = "placement"  # final places from the rewards; agents do not see the scheme
-    return aec_env(game, **opts)
-
-
-def _record(env: Any, game: str, unit: int, matchup: int, seating: tuple[int, ...]) -> GameRecord:
-    if game == "skat":
-        st = env.state
-        seat_of = [env.possible_agents.index(env.agent_at(p)) for p in range(3)]
-        returns = [0.0] * 3
-        for pos in range(3):
-            returns[seat_of[pos]] = float(st.scores[pos])
-        declarer = seat_of[st.declarer] if st.declarer >= 0 else -1
-        game_type = st.contract.game if st.contract is not None else -1
-        won = bool(st.outcome.won) if st.outcome is not None and declarer >= 0 else False
-        return GameRecord(unit, matchup, seating, tuple(returns), declarer, game_type, won, bool(st.passed_in))
-    r = list(env.state.payoff)
-    places = tuple(1 + sum(y > x for y in r) + (r.count(x) - 1) / 2 for x in r)
-    return GameRecord(unit, matchup, seating, tuple(r), places=places)
+    """The env of a match: the game's match options applied (a fixed dealer, rewards that give places)."""
+    description = describe(game)
+    return description.raw_env(**description.match_options(env_options))
 
 
 def _agent_seed(seed: int, *keys: int) -> int:
@@ -197,87 +145,33 @@ def _agent_seed(seed: int, *keys: int) -> int:
 
 def play_chunk(cfg: MatchConfig, chunk: int, start: int, stop: int) -> list[GameRecord]:
     """Play units ``start..stop-1`` (every matchup, every seating) with freshly built agents."""
+    game = describe(cfg.game)
     seats = num_seats(cfg.game, cfg.env_options)
     games = [(u, m, tuple(mu[i] for i in s)) for u in range(start, stop)
              for m, mu in enumerate(matchups(len(cfg.specs), cfg.schedule, cfg.focus))
              for s in seatings(len(mu), seats)]
-    shared: dict[int, Any] = {}
-    private: dict[tuple[int, int, int], Any] = {}
-
-    def actor(slot: int, seat: int, a: int) -> tuple[Any, bool]:
-        if a in shared:
-            return shared[a], False
-        key = (slot, seat, a)
-        if key not in private:
-            made = make_agent(cfg.specs[a], cfg.game, _agent_seed(cfg.seed, chunk, a, slot, seat), cfg.greedy)
-            if getattr(made, "shareable", False):
-                shared[a] = made
-                return made, False
-            private[key] = made
-        return private[key], True
-
+    cache = AgentCache(lambda a, table, seat: make_agent(cfg.specs[a], cfg.game,
+                                                         _agent_seed(cfg.seed, chunk, a, table, seat), cfg.greedy))
     envs = [make_env(cfg.game, cfg.env_options) for _ in range(min(cfg.window, len(games)))]
-    seat_index = {agent: i for i, agent in enumerate(envs[0].possible_agents)} if envs else {}
     records: list[GameRecord | None] = [None] * len(games)
-    current: list[int] = [-1] * len(envs)
-    actors: list[list[Any]] = [[] for _ in envs]
     pending = iter(range(len(games)))
 
-    def begin(slot: int) -> bool:
+    def begin(table: int) -> Deal | None:
         g = next(pending, None)
         if g is None:
-            return False
+            return None
         unit, _, seating = games[g]
-        if cfg.game == "skat":
-            envs[slot].reset(options={"deal": skat_deal(cfg.seed, unit), "dealer": SKAT_DEALER})
-        else:
-            envs[slot].reset(seed=unit_seed(cfg.seed, unit))
-        current[slot] = g
-        actors[slot] = []
-        for seat, a in enumerate(seating):
-            agent, own = actor(slot, seat, a)
-            if own and hasattr(agent, "reset"):
-                agent.reset()
-            actors[slot].append(agent)
-        return True
+        seed, options = game.unit_reset(cfg.seed, unit)
+        actors = [cache.get(a, table, seat) for seat, a in enumerate(seating)]
+        return Deal(actors, [cfg.specs[a] for a in seating], seed=seed, options=options, info=g)
 
-    def advance(slot: int) -> tuple[Any, int, dict[str, np.ndarray]] | None:
-        env = envs[slot]
-        while True:
-            while env.agents:
-                name = env.agent_selection
-                if env.terminations[name] or env.truncations[name]:
-                    env.step(None)
-                    continue
-                seat = seat_index[name]
-                return actors[slot][seat], seat, env.observe(name)
-            unit, m, seating = games[current[slot]]
-            records[current[slot]] = _record(env, cfg.game, unit, m, seating)
-            if not begin(slot):
-                return None
+    def finished(done: Finished) -> None:
+        unit, m, seating = games[done.deal.info]
+        records[done.deal.info] = GameRecord(unit, m, seating, *game.record(done.env, done.returns))
 
-    active = [slot for slot in range(len(envs)) if begin(slot)]
-    while active:
-        groups: dict[int, tuple[Any, list[tuple[int, int, dict[str, np.ndarray]]]]] = {}
-        for slot in active:
-            decision = advance(slot)
-            if decision is not None:
-                agent, seat, obs = decision
-                groups.setdefault(id(agent), (agent, []))[1].append((slot, seat, obs))
-        active = []
-        for agent, requests in groups.values():
-            observations = [obs for _, _, obs in requests]
-            if hasattr(agent, "act_batch"):
-                chosen = agent.act_batch(observations)
-            else:
-                chosen = [agent.act(obs) for obs in observations]
-            for (slot, seat, _), action in zip(requests, chosen, strict=True):
-                try:
-                    envs[slot].step(int(action))
-                except ValueError as e:
-                    spec = cfg.specs[games[current[slot]][2][seat]]
-                    raise ValueError(f"agent {spec!r} in seat {seat} chose an illegal action: {e}") from e
-                active.append(slot)
+    # Mask-only players act batched here, as they always have in matches: their random streams
+    # (and so every published number) stay reproducible.
+    play(envs, begin, finished, inline_mask_only=False)
     return [r for r in records if r is not None]
 
 
@@ -299,8 +193,7 @@ def games_per_unit(cfg: MatchConfig) -> int:
 
 def check_agents(cfg: MatchConfig) -> None:
     """Build each agent once here, so a bad spec fails before any worker starts."""
-    if cfg.game not in GAMES:
-        raise ValueError(f"unknown game {cfg.game!r}; expected one of {GAMES}")
+    describe(cfg.game)  # an unknown game fails here, naming the known ones
     if not cfg.specs:
         raise ValueError("no agents to evaluate")
     make_env(cfg.game, cfg.env_options)  # unknown or bad env options fail here

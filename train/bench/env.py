@@ -20,6 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from envs.games import GAMES, describe
+
 
 def _timed(fn: Callable[[float], tuple[int, int]], seconds: float) -> dict[str, float]:
     fn(min(0.3, seconds / 5))  # warm-up
@@ -77,12 +79,12 @@ def aec_loop(env, seed: int = 0) -> Callable[[float], tuple[int, int]]:
     return run
 
 
-def openspiel_loops(seed: int = 0) -> dict[str, Callable[[float], tuple[int, int]]]:
-    """OpenSpiel's skat: (a) legal_actions + apply, (b) + observation tensor as numpy, (c) rl_environment."""
+def openspiel_loops(name: str, seed: int = 0) -> dict[str, Callable[[float], tuple[int, int]]]:
+    """OpenSpiel's game ``name``: (a) legal_actions + apply, (b) + observation tensor as numpy, (c) rl_environment."""
     import pyspiel
     from open_spiel.python import rl_environment
 
-    game = pyspiel.load_game("skat")
+    game = pyspiel.load_game(name)
     rng = random.Random(seed)
 
     def play(with_obs: bool) -> Callable[[float], tuple[int, int]]:
@@ -121,58 +123,51 @@ def openspiel_loops(seed: int = 0) -> dict[str, Callable[[float], tuple[int, int
             episodes += 1
         return n, episodes
 
-    return {"openspiel skat (a) legal_actions+apply": play(False),
-            "openspiel skat (b) + observation_tensor": play(True),
-            "openspiel skat (c) rl_environment": rl_env}
+    return {f"openspiel {name} (a) legal_actions+apply": play(False),
+            f"openspiel {name} (b) + observation_tensor": play(True),
+            f"openspiel {name} (c) rl_environment": rl_env}
 
 
 def bench_env(game_name: str, seconds: float) -> list[dict]:
+    game = describe(game_name)
     rows: list[dict] = []
-    if game_name == "skat":
-        from envs.skat.rules import SkatGame as CoreGame
-    elif game_name == "thirtyone":
-        from envs.thirtyone.rules import ThirtyOneGame as CoreGame
-    else:
-        raise SystemExit(f"unknown game {game_name!r}: expected skat, thirtyone or all")
-    from envs import env_module
-
-    core, make_env = CoreGame(), env_module(game_name).env
-    loops = {
-        f"{game_name} rules core (legal_actions+apply)": core_loop(core),
-        f"{game_name} AEC loop, env() with wrappers": aec_loop(make_env()),
-        f"{game_name} AEC loop, raw_env": aec_loop(make_env().unwrapped),
-    }
-    if game_name == "skat":
+    core = game.rules_game()
+    loops = {}
+    if core is not None:
+        loops[f"{game_name} rules core (legal_actions+apply)"] = core_loop(core)
+    loops[f"{game_name} AEC loop, env() with wrappers"] = aec_loop(game.env())
+    loops[f"{game_name} AEC loop, raw_env"] = aec_loop(game.raw_env())
+    peer = game.openspiel_name
+    if peer:
         try:
-            loops.update(openspiel_loops())
+            loops.update(openspiel_loops(peer))
         except ImportError:
-            print("(open_spiel not installed: `pip install open_spiel` to add its skat rows)")
+            print(f"(open_spiel not installed: `pip install open_spiel` to add its {peer} rows)")
     for label, fn in loops.items():
         row = {"row": label, **_timed(fn, seconds)}
         rows.append(row)
         print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  {row['episodes_per_s']:>9,.0f} "
               f"episodes/s  ({row['decisions_per_episode']:.1f} per episode)", flush=True)
     by = {r["row"]: r["decisions_per_s"] for r in rows}
-    ref_c = by.get("openspiel skat (c) rl_environment")
-    ref_a = by.get("openspiel skat (a) legal_actions+apply")
-    if ref_c and ref_a:
+    ref_c = by.get(f"openspiel {peer} (c) rl_environment")
+    ref_a = by.get(f"openspiel {peer} (a) legal_actions+apply")
+    if ref_c and ref_a and core is not None:
         aec = by[f"{game_name} AEC loop, env() with wrappers"]
-        core = by[f"{game_name} rules core (legal_actions+apply)"]
+        core_rate = by[f"{game_name} rules core (legal_actions+apply)"]
         print(f"ratios: AEC wrapped / OpenSpiel rl_environment = {aec / ref_c:.2f}x; "
-              f"rules core / OpenSpiel legal_actions+apply = {core / ref_a:.2f}x")
+              f"rules core / OpenSpiel legal_actions+apply = {core_rate / ref_a:.2f}x")
     return rows
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m train.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m train.bench env", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["env"], help="what to benchmark")
-    parser.add_argument("game", choices=["skat", "thirtyone", "all"])
+    parser.add_argument("game", choices=[*GAMES, "all"])
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per row (default 3)")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()} on {platform.machine()}, numpy {np.__version__}")
-    games = ["skat", "thirtyone"] if args.game == "all" else [args.game]
+    games = list(GAMES) if args.game == "all" else [args.game]
     rows = [r for g in games for r in bench_env(g, args.seconds)]
     if args.json:
         with open(args.json, "w") as f:

@@ -34,8 +34,9 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from agents import split_spec
-from agents.user import is_class_spec
-from train.duplicate import MatchResult
+from agents.user import is_class_spec, load_object
+from envs.games import describe
+from train.evaluation.match import MatchResult
 
 FORMAT = "skat31-league"
 VERSION = 1
@@ -58,8 +59,6 @@ def available(spec: str) -> bool:
     if spec in ("random", "rule"):
         return True
     if is_class_spec(spec):
-        from train.duplicate import load_object
-
         try:
             load_object(spec)
         except (ImportError, ValueError, AttributeError):
@@ -121,7 +120,9 @@ class League:
                                  "sha256": file_hash(spec)}
         ratings = {s: self.model.rating(mu=members[s]["mu"], sigma=members[s]["sigma"]) for s in set(specs)}
         arrays = result.unit_arrays()  # (units, matchups, agents, fields)
-        place = 3  # THIRTYONE_FIELDS index of the place sum
+        rank_field, higher_is_better = result.game.rank_by
+        rank = result.game.fields.index(rank_field)
+        sign = 1.0 if higher_is_better else -1.0
         matches = 0
         for unit in range(arrays.shape[0]):
             for m, mu in enumerate(result.matchups):
@@ -130,10 +131,7 @@ class League:
                 if len(set(names)) < 2:
                     continue  # an agent against itself (or its copy) tells nothing
                 cell = arrays[unit, m]
-                if game == "skat":
-                    scores = [cell[a, 1] / cell[a, 0] for a in seated]
-                else:
-                    scores = [-cell[a, place] / cell[a, 0] for a in seated]
+                scores = [sign * cell[a, rank] / cell[a, 0] for a in seated]
                 merged: dict[str, list[float]] = {}
                 for name, score in zip(names, scores, strict=True):
                     merged.setdefault(name, []).append(score)
@@ -177,7 +175,7 @@ class League:
         if not rows:
             return f"{game} league ({self.path}): no agents yet"
         width = max(len("agent"), *(len(r["agent"]) for r in rows))
-        unit = "deals" if game == "skat" else "blocks"
+        unit = f"{describe(game).unit}s"
         lines = [f"{game} league ({self.path}): openskill Plackett-Luce, one match per {unit[:-1]}",
                  f"{'rank':>4}  {'agent':<{width}}  {'mu':>7}  {'sigma':>6}  {'mu-3sigma':>9}  {unit:>7}"]
         for i, r in enumerate(rows, 1):

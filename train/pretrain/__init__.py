@@ -48,10 +48,8 @@ start is done, so one pretraining can seed several fine-tuning runs.
 
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing as mp
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,11 +59,80 @@ from torch import nn
 from tqdm import tqdm
 
 import agents
+from agents.base import Observation
 from agents.networks import adam, masked_log_probs
-from envs import kinds_mask
-from envs.gym import aec_env
+from arena import Deal, Request, play
+from envs.games import describe
 
 CHUNK = 50  # deals per work item
+
+
+class Demonstrator:
+    """One seat of the teacher's deals, as an arena actor: the teacher is asked every decision (it tracks
+    the deal), the driver's move is played if there is a driver, and each decision is recorded."""
+
+    shareable = False
+
+    def __init__(self, recorder: _Recorder, teacher: Any, driver: Any | None) -> None:
+        self.recorder, self.teacher, self.driver = recorder, teacher, driver
+
+    def begin(self, table: int, seat: int) -> None:
+        self.teacher.reset()
+
+    def credit(self, table: int, seat: int, reward: float) -> None:
+        self.recorder.credit(seat, reward)
+
+    def decide(self, requests: list[Request]) -> list[int]:
+        played = []
+        for request in requests:
+            observation = request.observation
+            action = int(self.teacher.act(observation))  # asked even when not played: it tracks the deal
+            played.append(action if self.driver is None else int(self.driver.act(observation)))
+            self.recorder.add(request.seat, observation, action, played[-1])
+        return played
+
+
+class _Recorder:
+    """The rows of the teacher's deals, with each seat's return-to-go filled in when its deal ends."""
+
+    def __init__(self, gamma: float, reward_scale: float, taught_kinds: np.ndarray | None) -> None:
+        self.gamma, self.reward_scale, self.taught_kinds = gamma, reward_scale, taught_kinds
+        self.rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "action", "ret", "deal", "seat", "taught")}
+        self.deal = -1  # the deal being played (0, 1, ...)
+
+    def start_deal(self, seats: int) -> None:
+        self.deal += 1
+        self.base = len(self.rows["action"])  # rows of this deal start here
+        self.by_seat: list[list[int]] = [[] for _ in range(seats)]  # per seat: its decisions, as offsets from base
+        self.rewards: list[float] = []  # per decision of this deal: reward that reached the seat after it
+
+    def credit(self, seat: int, reward: float) -> None:
+        if self.by_seat[seat]:
+            self.rewards[self.by_seat[seat][-1]] += reward * self.reward_scale
+
+    def add(self, seat: int, observation: Observation, action: int, played: int) -> None:
+        mask = observation["action_mask"].astype(bool)
+        taught = self.taught_kinds is None or bool(self.taught_kinds[mask].any())
+        self.by_seat[seat].append(len(self.rewards))
+        self.rewards.append(0.0)
+        label = action if taught else played
+        for key, value in (("obs", observation["observation"]), ("mask", mask), ("action", label),
+                           ("taught", taught), ("deal", self.deal), ("seat", seat)):
+            self.rows[key].append(value)
+
+    def end_deal(self) -> None:
+        returns = self.rows["ret"]
+        returns.extend([0.0] * len(self.rewards))
+        for decisions in self.by_seat:
+            future = 0.0
+            for row in reversed(decisions):
+                future = self.rewards[row] + self.gamma * future
+                returns[self.base + row] = future
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        dtypes = {"obs": np.float32, "mask": bool, "action": np.int64, "ret": np.float32, "deal": np.int64,
+                  "seat": np.int8, "taught": bool}
+        return {key: np.asarray(self.rows[key], dtype=dtypes[key]) for key in dtypes}
 
 
 def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
@@ -74,65 +141,34 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
     and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
 
-    One teacher instance per seat (rule agents keep per-deal state); rewards are credited to the
-    decision they follow, as in the trainer's rollouts (PettingZoo ``last()`` semantics). With a
+    One teacher instance per seat (rule agents may keep per-deal state); rewards are credited to the
+    decision they follow, as in the trainer's rollouts (the arena's ``last()`` semantics). With a
     ``driver`` (a checkpoint spec) the driver's greedy action is played in every seat while ``action``
     records what the teacher, shown the same observation, would have played (DAgger); with
     ``teach_only`` only decisions among whose legal actions one is of those kinds (first word of the
     action name) get the teacher's action, the others the driver's. ``taught`` marks the rows the
     teacher labelled.
     """
-    env = aec_env(game, **env_options)
+    description = describe(game)
+    env = description.raw_env(**env_options)
     rng = np.random.default_rng(seed)
-    seat_of = {agent: s for s, agent in enumerate(env.possible_agents)}
-    players = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
+    teachers = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
     driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
-    taught_kinds = kinds_mask(game, teach_only) if teach_only else None
-    taught_rows: list[bool] = []
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
-    actions: list[int] = []
-    returns: list[float] = []
-    deal_of: list[int] = []
-    seat_of_row: list[int] = []
-    for deal in range(episodes):
-        env.reset(seed=int(rng.integers(2**31)))
-        for player in players:
-            player.reset()
-        base = len(actions)  # rows of this deal start here
-        rows: list[list[int]] = [[] for _ in players]  # per seat: its decisions, as offsets from base
-        rewards: list[float] = []  # per decision of this deal: reward that reached the seat after it
-        for agent in env.agent_iter():
-            observation, reward, terminated, truncated, _ = env.last()
-            seat = seat_of[agent]
-            if rows[seat]:
-                rewards[rows[seat][-1]] += reward * reward_scale
-            if terminated or truncated:
-                env.step(None)
-                continue
-            action = int(players[seat].act(observation))  # asked even when not played: it tracks the deal
-            mask = observation["action_mask"].astype(bool)
-            played = action if driver_agent is None else int(driver_agent.act(observation))
-            taught = taught_kinds is None or bool(taught_kinds[mask].any())
-            rows[seat].append(len(rewards))
-            rewards.append(0.0)
-            obs_rows.append(observation["observation"])
-            mask_rows.append(mask)
-            actions.append(action if taught else played)
-            taught_rows.append(taught)
-            deal_of.append(deal)
-            seat_of_row.append(seat)
-            env.step(played)
-        returns.extend([0.0] * len(rewards))
-        for decisions in rows:
-            future = 0.0
-            for row in reversed(decisions):
-                future = rewards[row] + gamma * future
-                returns[base + row] = future
-    return {"obs": np.asarray(obs_rows, dtype=np.float32), "mask": np.asarray(mask_rows, dtype=bool),
-            "action": np.asarray(actions, dtype=np.int64), "ret": np.asarray(returns, dtype=np.float32),
-            "deal": np.asarray(deal_of, dtype=np.int64), "seat": np.asarray(seat_of_row, dtype=np.int8),
-            "taught": np.asarray(taught_rows, dtype=bool)}
+    recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only) if teach_only else None)
+    seats = [Demonstrator(recorder, t, driver_agent) for t in teachers]
+    labels = [teacher] * len(seats)
+    started = 0
+
+    def start(table: int) -> Deal | None:
+        nonlocal started
+        if started == episodes:
+            return None
+        started += 1
+        recorder.start_deal(len(seats))
+        return Deal(seats, labels, seed=int(rng.integers(2**31)))
+
+    play([env], start, lambda done: recorder.end_deal())
+    return recorder.arrays()
 
 
 def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
@@ -268,47 +304,3 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
                                cfg.holdout, seed, progress)
     finally:
         torch.set_num_threads(threads)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone: clone a teacher into a playing checkpoint (no RL), e.g. to compare with PPO."""
-    from agents import checkpoint
-    from agents.checkpoint import CheckpointError
-    from train.config import ConfigError, load_config
-    from train.trainer import Trainer
-
-    parser = argparse.ArgumentParser(prog="python -m train.pretrain", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", help="training config giving game, env options, network and pretrain keys")
-    parser.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--game", choices=["skat", "thirtyone"])
-    parser.add_argument("--teacher", default="rule")
-    parser.add_argument("--episodes", type=int)
-    parser.add_argument("--init", help="a checkpoint (e.g. an earlier --out) whose config and weights the "
-                        "cloning starts from (a policy-only one: its actor, with a fresh critic); no --config then")
-    parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
-    args = parser.parse_args(argv)
-    overrides = list(args.overrides) + [f"pretrain.teacher={args.teacher}"]
-    if args.game:
-        overrides.append(f"game={args.game}")
-    if args.episodes:
-        overrides.append(f"pretrain.episodes={args.episodes}")
-    if args.init and args.config:
-        parser.error("--init takes the config saved in the checkpoint; change keys with --set instead of --config")
-    try:
-        if args.init:
-            full = "learner" in checkpoint.load(args.init)
-            trainer = (Trainer.resume if full else Trainer.from_policy)(args.init, overrides)
-        else:
-            trainer = Trainer(load_config(args.config, overrides))
-    except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    metrics = trainer.pretrain()
-    path = trainer.save(args.out, pretrain=metrics, **trainer.greedy_mark())  # resumable: `python -m train --resume`
-    print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
-    print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

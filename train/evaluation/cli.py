@@ -27,23 +27,21 @@ import yaml
 
 from agents import split_spec
 from agents.user import is_class_spec
-from train import stats
-from train.duplicate import MatchConfig, MatchResult, games_per_unit, run_match
+from envs.games import GAMES, GameDescription, describe
+from train.evaluation import stats
+from train.evaluation.match import MatchConfig, MatchResult, games_per_unit, run_match
 
-GAMES = ("skat", "thirtyone")
-DEFAULT_TARGET = {"skat": 5.0, "thirtyone": 2.0}  # points per game / percentage points of win rate
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
 def shipped(game: str) -> list[str]:
-    """``random``, ``rule`` and the shipped checkpoints of a game that exist here."""
-    root = Path(__file__).resolve().parents[1] / "checkpoints"
+    """``random``, ``rule`` and the checkpoints of a game that ship with the project (``checkpoints/<game>_*.pt``)."""
     found = []
-    for algo in ("ppo", "nfsp"):
-        path = root / f"{game}_{algo}.pt"
-        if path.is_file():
-            found.append(os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path))
-        else:
-            print(f"note: shipped checkpoint {path} not found, skipped", file=sys.stderr)
+    for path in sorted(CHECKPOINTS.glob(f"{game}_*.pt")):
+        relative = os.path.relpath(path)
+        found.append(relative if not relative.startswith("..") else str(path))
+    if not found:
+        print(f"note: no shipped checkpoints {CHECKPOINTS}/{game}_*.pt found", file=sys.stderr)
     return ["random", "rule", *found]
 
 
@@ -63,7 +61,7 @@ def _game(args: argparse.Namespace, specs: list[str]) -> str:
         meta = _checkpoint_metadata(spec)
         if meta is not None:
             return meta["game"]
-    raise SystemExit("error: give --game skat or --game thirtyone (no checkpoint to take it from)")
+    raise SystemExit(f"error: give --game ({' or '.join(GAMES)}; no checkpoint to take it from)")
 
 
 def _env_options(args: argparse.Namespace, game: str, specs: list[str]) -> dict[str, Any]:
@@ -81,59 +79,40 @@ def _env_options(args: argparse.Namespace, game: str, specs: list[str]) -> dict[
             if meta is not None and meta["game"] == game:
                 options = dict(meta.get("env_options") or {})
                 break
-    if game == "thirtyone":
-        options.pop("reward_scheme", None)  # the evaluator reads places (see train.duplicate.make_env)
-    return options
+    overridden = describe(game).match_overrides  # set by the match itself (a fixed dealer, place rewards)
+    return {k: v for k, v in options.items() if k not in overridden}
 
 
 # ------------------------------------------------------------------------------------ output
-def _fmt(row: dict[str, Any], key: str, digits: int = 1, percent: bool = False) -> str:
-    return stats.Estimate(row[key], row[f"{key}_lo"], row[f"{key}_hi"]).format(digits, percent)
-
-
-def agent_table(game: str, rows: list[dict[str, Any]], target: float) -> str:
+def agent_table(game: GameDescription, rows: list[dict[str, Any]], target: float) -> str:
     width = max(5, *(len(r["agent"]) for r in rows))
-    if game == "skat":
-        head = (f"{'agent':<{width}}  {'games':>6}  {'points/game [95% CI]':>24}  {'per 36-game list':>24}  "
-                f"{'declared':>8}  {'declarer won':>22}  {'suit/grand/null':>15}  {'passed in':>9}  "
-                f"{'defence won':>11}  {f'deals for ±{target:g}':>14}")
-    else:
-        head = (f"{'agent':<{width}}  {'games':>6}  {'win rate [95% CI]':>24}  {'average place':>22}  "
-                f"{f'blocks for ±{target:g}%':>16}")
+    columns = game.columns()
+    plan = f"{game.unit}s for ±{target:g}{'%' if game.headline_percent else ''}"
+    head = "  ".join([f"{'agent':<{width}}", f"{'games':>6}", *(f"{c.header:>{c.width}}" for c in columns),
+                      f"{plan:>{len(plan) + 2}}"])
     lines = [head, "-" * len(head)]
     for r in rows:
         need = "-" if r["units_needed"] is None else str(r["units_needed"])
-        if game == "skat":
-            types = "/".join("-" if r[k] != r[k] else f"{100 * r[k]:.0f}" for k in ("suit_share", "grand_share",
-                                                                                     "null_share"))
-            lines.append(f"{r['agent']:<{width}}  {r['games']:>6}  {_fmt(r, 'points_per_game'):>24}  "
-                         f"{_fmt(r, 'points_per_list', 0):>24}  {100 * r['declarer_share']:>7.1f}%  "
-                         f"{_fmt(r, 'declarer_win_rate', 1, True):>22}  {types:>15}  "
-                         f"{100 * r['passed_in_rate']:>8.1f}%  {100 * r['defence_win_rate']:>10.1f}%  {need:>14}")
-        else:
-            lines.append(f"{r['agent']:<{width}}  {r['games']:>6}  {_fmt(r, 'win_rate', 1, True):>24}  "
-                         f"{_fmt(r, 'avg_place', 2):>22}  {need:>16}")
+        lines.append("  ".join([f"{r['agent']:<{width}}", f"{r['games']:>6}",
+                                *(f"{c.cell(r):>{c.width}}" for c in columns), f"{need:>{len(plan) + 2}}"]))
     return "\n".join(lines)
 
 
-def pair_table(game: str, rows: list[dict[str, Any]], target: float) -> str:
+def pair_table(game: GameDescription, rows: list[dict[str, Any]], target: float) -> str:
     if not rows:
         return ""
-    unit = "deals" if game == "skat" else "blocks"
-    what = "points per game" if game == "skat" else "win rate"
-    lines = [f"pairwise, A - B in {what}, paired over {unit} (bootstrap 95% CI; normal CI):"]
+    unit = f"{game.unit}s"
+    lines = [f"pairwise, A - B in {game.headline_phrase}, paired over {unit} (bootstrap 95% CI; normal CI):"]
+    pct = game.headline_percent
+    f = 100.0 if pct else 1.0
+    key = f"diff_{game.headline}"
     for r in rows:
-        pct = game == "thirtyone"
-        f = 100.0 if pct else 1.0
-        key = "diff_points_per_game" if game == "skat" else "diff_win_rate"
         verdict = ("A stronger" if r["lo"] > 0 else "B stronger") if r["significant"] else "no significant difference"
-        extra = (f"per list {r['diff_points_per_list']:+.0f}" if game == "skat"
-                 else f"place {r['diff_avg_place']:+.2f} [{r['place_lo']:+.2f}, {r['place_hi']:+.2f}]")
         need = "-" if r["units_needed"] is None else r["units_needed"]
         lines.append(f"  {r['agent_a']} - {r['agent_b']}: {f * r[key]:+.2f}{'%' if pct else ''} "
                      f"[{f * r['lo']:+.2f}, {f * r['hi']:+.2f}] (normal [{f * r['normal_lo']:+.2f}, "
-                     f"{f * r['normal_hi']:+.2f}]); {extra}; A better in {100 * r['a_better_units']:.0f}% of {unit}, "
-                     f"B in {100 * r['b_better_units']:.0f}%; {verdict}; {unit} for ±{target:g}: {need}")
+                     f"{f * r['normal_hi']:+.2f}]); {game.pair_text(r)}; A better in {100 * r['a_better_units']:.0f}% "
+                     f"of {unit}, B in {100 * r['b_better_units']:.0f}%; {verdict}; {unit} for ±{target:g}: {need}")
     return "\n".join(lines)
 
 
@@ -146,25 +125,31 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+def _cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, tuple | list):
+        return "|".join(f"{x:g}" for x in value)
+    return value
+
+
 def write_games(path: Path, result: MatchResult) -> None:
+    columns = result.game.record_columns
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["unit", "matchup", "seating", "returns", "declarer", "game_type", "won", "passed_in", "places"])
+        w.writerow(["unit", "matchup", "seating", "returns", *columns])
         for r in result.records:
             w.writerow([r.unit, r.matchup, "|".join(result.labels[a] for a in r.seating),
-                        "|".join(f"{x:g}" for x in r.returns), r.declarer, r.game_type, int(r.won),
-                        int(r.passed_in), "|".join(f"{x:g}" for x in r.places)])
+                        "|".join(f"{x:g}" for x in r.returns), *(_cell(r.details[c]) for c in columns)])
 
 
-def plot(path: Path, game: str, rows: list[dict[str, Any]], title: str) -> None:
+def plot(path: Path, game: GameDescription, rows: list[dict[str, Any]], title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = ([("points_per_game", "Seeger-Fabian points per game", 1.0),
-               ("declarer_win_rate", "declarer win rate (%)", 100.0)] if game == "skat" else
-              [("win_rate", "win rate (%)", 100.0), ("avg_place", "average place (1 = best)", 1.0)])
+    panels = game.plot_panels()
     fig, axes = plt.subplots(1, 2, figsize=(4 + 1.3 * len(rows), 4.2))
     names = [r["agent"] for r in rows]
     for ax, (key, label, f) in zip(axes, panels, strict=True):
@@ -188,7 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("agents", nargs="*", metavar="AGENT", help="random | rule | CHECKPOINT.pt | module:Class")
-    p.add_argument("--game", choices=GAMES, help="default: the game of the first checkpoint")
+    p.add_argument("--game", help=f"{' or '.join(GAMES)} (or a PettingZoo env module); default: the game of the "
+                                  "first checkpoint")
     p.add_argument("--deals", "-n", type=int, default=200,
                    help="Skat duplicate deals / Thirty-One blocks (each played in every seating; default 200)")
     p.add_argument("--seed", type=int, default=0, help="deals, decks and agent randomness (default 0)")
@@ -226,7 +212,7 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     focus = list(args.agents)
     league = None
     if args.league:
-        from train.league import League
+        from train.evaluation.league import League
 
         league = League(args.league)
         if not focus:
@@ -254,26 +240,27 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
                          "e.g. `--league FILE --game skat random rule`")
     schedule = args.schedule or ("pairs" if opponents else "table")
     focus_idx = list(range(len(focus))) if schedule == "pairs" and opponents else None
-    target = args.target_ci if args.target_ci is not None else DEFAULT_TARGET[game]
+    description = describe(game)
+    target = args.target_ci if args.target_ci is not None else description.default_target_ci
     cfg = MatchConfig(game, specs, args.deals, args.seed, env_options, schedule, focus_idx, args.greedy)
-    cfg.chunk_size = args.chunk_size or max(1, round((96 if game == "skat" else 12) / games_per_unit(cfg)))
+    cfg.chunk_size = args.chunk_size or max(1, round(description.games_per_work_item / games_per_unit(cfg)))
     result = run_match(cfg, workers=args.workers, progress=not args.no_progress)
     rows = stats.agent_summary(result, target, args.resamples, args.seed)
     pairs = stats.pairwise_summary(result, target, args.resamples, args.seed)
-    unit = "duplicate deals" if game == "skat" else "seat-rotated blocks"
+    unit = description.unit_phrase
     title = (f"{game}: {args.deals} {unit}, {len(result.records)} games, seed {args.seed}, schedule {schedule}"
              f"{', env ' + json.dumps(env_options) if env_options else ''}")
-    fair = f"; a fair share of wins is 1/{result.seats} per seat" if game == "thirtyone" else ""
-    print(title + f"\n95% intervals: paired bootstrap over {unit.split()[-1]} ({args.resamples} resamples){fair}")
-    print(agent_table(game, rows, target))
-    print(pair_table(game, pairs, target))
+    note = description.table_note(result.seats)
+    print(title + f"\n95% intervals: paired bootstrap over {unit.split()[-1]} ({args.resamples} resamples){note}")
+    print(agent_table(description, rows, target))
+    print(pair_table(description, pairs, target))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(args.out or f"runs/eval/{game}-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "summary.csv", rows)
     write_csv(out / "pairwise.csv", pairs)
     write_games(out / "games.csv", result)
-    plot(out / "plot.png", game, rows, title)
+    plot(out / "plot.png", description, rows, title)
     run = {"argv": sys.argv[1:] if argv is None else argv, "game": game, "specs": specs, "env_options": env_options,
            "seats": result.seats, "deals": args.deals, "seed": args.seed, "schedule": schedule,
            "greedy": args.greedy, "chunk_size": cfg.chunk_size, "games": len(result.records)}

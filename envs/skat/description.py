@@ -1,0 +1,126 @@
+"""Skat as generic code sees it (``envs.games.describe("skat")``): seats, decision kinds, evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.games import Column, GameDescription, Metric, fmt
+from envs.skat.cards import CARD_NAMES, GRAND, NUM_CARDS, cards_of
+
+DUPLICATE_DEALER = 2  # the dealer of every duplicate deal: player_i then sits at position i
+
+
+def duplicate_deal(seed: int, unit: int) -> dict[str, Any]:
+    """Deal ``unit`` of a match: ``{"hands": [3 hands by position], "skat": ...}`` in card notation."""
+    from envs.skat.rules import deal_from_deck
+
+    perm = np.random.default_rng([seed, unit, 1]).permutation(NUM_CARDS).tolist()
+    hands, skat = deal_from_deck(perm)
+    text = lambda mask: " ".join(CARD_NAMES[c] for c in cards_of(mask))  # noqa: E731
+    return {"hands": [text(h) for h in hands], "skat": text(skat)}
+
+
+class SkatDescription(GameDescription):
+    name = "skat"
+    title = "Skat"
+    env_module = "envs.skat_v0"
+    rule_agent = "agents.rule_skat:RuleSkatAgent"
+    openspiel_name = "skat"
+
+    unit = "deal"
+    unit_phrase = "duplicate deals"
+    games_per_work_item = 96
+    fields = ("games", "points", "declared", "declarer_won", "suit", "grand", "null", "passed_in", "defended",
+              "defence_won")
+    metrics = (
+        Metric("points_per_game", "points", "games"),
+        Metric("points_per_list", "points", "games", 36.0),  # a 36-game list, the tournament standard
+        Metric("declarer_share", "declared", "games"),
+        Metric("declarer_win_rate", "declarer_won", "declared"),
+        Metric("suit_share", "suit", "declared"),
+        Metric("grand_share", "grand", "declared"),
+        Metric("null_share", "null", "declared"),
+        Metric("passed_in_rate", "passed_in", "games"),
+        Metric("defence_win_rate", "defence_won", "defended"),
+    )
+    headline = "points_per_game"
+    headline_phrase = "points per game"
+    default_target_ci = 5.0
+    rank_by = ("points", True)
+    record_columns = ("declarer", "game_type", "won", "passed_in")
+    ablation_groups = {"auction": ("bid", "hold", "pass"), "skat": ("pickup", "hand"), "discard": ("discard",),
+                       "declare": ("declare",), "kontra": ("kontra", "re"), "play": ("play",)}
+    episode_stats_keys = ("passed_in", "ramsch", "declarer_win", "bid", "game_value", "overbid", "hand_game",
+                          "declarer_points", "game_type/clubs", "game_type/spades", "game_type/hearts",
+                          "game_type/diamonds", "game_type/grand", "game_type/null")
+
+    def decode(self, vector: np.ndarray) -> Any:
+        from envs.skat.observation import decode
+
+        return decode(vector)
+
+    def rules_game(self, **options: Any) -> Any:
+        from envs.skat.rules import SkatGame
+
+        return SkatGame(**options)
+
+    match_overrides = ("dealer",)
+
+    def match_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return {**options, "dealer": DUPLICATE_DEALER}
+
+    def unit_reset(self, seed: int, unit: int) -> tuple[int | None, dict[str, Any] | None]:
+        return None, {"deal": duplicate_deal(seed, unit), "dealer": DUPLICATE_DEALER}
+
+    def record(self, env: Any, returns: Sequence[float]) -> tuple[tuple[float, ...], dict[str, Any]]:
+        st = env.state
+        seat_of = [env.possible_agents.index(env.agent_at(p)) for p in range(3)]
+        by_seat = [0.0] * 3
+        for pos in range(3):
+            by_seat[seat_of[pos]] = float(st.scores[pos])
+        declarer = seat_of[st.declarer] if st.declarer >= 0 else -1
+        won = bool(st.outcome.won) if st.outcome is not None and declarer >= 0 else False
+        details = {"declarer": declarer, "game_type": st.contract.game if st.contract is not None else -1,
+                   "won": won, "passed_in": bool(st.passed_in)}
+        return tuple(by_seat), details
+
+    def tally(self, returns: Sequence[float], details: dict[str, Any], seat: int) -> tuple[float, ...]:
+        row = [0.0] * len(self.fields)
+        row[0], row[1], row[7] = 1.0, returns[seat], float(details["passed_in"])
+        declarer, game_type = details["declarer"], details["game_type"]
+        if declarer == seat:
+            row[2], row[3] = 1.0, float(details["won"])
+            row[4 if game_type < GRAND else 5 if game_type == GRAND else 6] = 1.0
+        elif declarer >= 0:
+            row[8], row[9] = 1.0, float(not details["won"])
+        return tuple(row)
+
+    def columns(self) -> list[Column]:
+        def types(r: dict[str, Any]) -> str:
+            return "/".join("-" if r[k] != r[k] else f"{100 * r[k]:.0f}" for k in ("suit_share", "grand_share",
+                                                                                   "null_share"))
+
+        return [Column("points/game [95% CI]", 24, lambda r: fmt(r, "points_per_game")),
+                Column("per 36-game list", 24, lambda r: fmt(r, "points_per_list", 0)),
+                Column("declared", 8, lambda r: f"{100 * r['declarer_share']:.1f}%"),
+                Column("declarer won", 22, lambda r: fmt(r, "declarer_win_rate", 1, True)),
+                Column("suit/grand/null", 15, types),
+                Column("passed in", 9, lambda r: f"{100 * r['passed_in_rate']:.1f}%"),
+                Column("defence won", 11, lambda r: f"{100 * r['defence_win_rate']:.1f}%")]
+
+    def plot_panels(self) -> list[tuple[str, str, float]]:
+        return [("points_per_game", "Seeger-Fabian points per game", 1.0),
+                ("declarer_win_rate", "declarer win rate (%)", 100.0)]
+
+    def pair_extras(self, diff: Any, second: Any) -> dict[str, Any]:
+        return {"diff_points_per_list": 36 * diff.mean.value, "list_lo": 36 * diff.mean.low,
+                "list_hi": 36 * diff.mean.high}
+
+    def pair_text(self, row: dict[str, Any]) -> str:
+        return f"per list {row['diff_points_per_list']:+.0f}"
+
+    def table_note(self, seats: int) -> str:
+        return ""

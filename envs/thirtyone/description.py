@@ -1,0 +1,67 @@
+"""Thirty-One as generic code sees it (``envs.games.describe("thirtyone")``): seats, decision kinds, evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.games import Column, GameDescription, Metric, fmt, places
+
+
+class ThirtyOneDescription(GameDescription):
+    name = "thirtyone"
+    title = "Thirty-One"
+    env_module = "envs.thirtyone_v0"
+    rule_agent = "agents.rule_thirtyone:RuleThirtyOneAgent"
+
+    unit = "block"
+    unit_phrase = "seat-rotated blocks"
+    games_per_work_item = 12
+    fields = ("games", "points", "wins", "place")
+    metrics = (Metric("win_rate", "wins", "games"), Metric("avg_place", "place", "games"))
+    headline = "win_rate"
+    headline_phrase = "win rate"
+    headline_percent = True
+    default_target_ci = 2.0  # percentage points of win rate
+    rank_by = ("place", False)
+    record_columns = ("places",)
+    ablation_groups = {"throw-down": ("throw_down", "look"), "turn": ("draw", "take", "knock"),
+                       "discard": ("discard",)}
+    episode_stats_keys = ("rounds", "knock_rate", "blitz_rate", "deal_blitz_rate", "void_rate", "reshuffle_rate",
+                          "capped_rate", "knocker_loss_rate", "turns_per_round", "decisions", "redeals",
+                          "throw_down_rate")
+
+    def decode(self, vector: np.ndarray) -> Any:
+        from envs.thirtyone.observation import decode
+
+        return decode(vector)
+
+    def rules_game(self, **options: Any) -> Any:
+        from envs.thirtyone.rules import ThirtyOneGame
+
+        return ThirtyOneGame(**options)
+
+    match_overrides = ("reward_scheme",)
+
+    def match_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        opts = {k: v for k, v in options.items() if k != "reward_scheme"}
+        if opts.get("episode", "game") == "game":
+            opts["reward_scheme"] = "placement"  # final places from the rewards; agents do not see the scheme
+        return opts
+
+    def record(self, env: Any, returns: Sequence[float]) -> tuple[tuple[float, ...], dict[str, Any]]:
+        payoff = tuple(env.state.payoff)
+        return payoff, {"places": places(payoff)}
+
+    def tally(self, returns: Sequence[float], details: dict[str, Any], seat: int) -> tuple[float, ...]:
+        place = details["places"][seat]
+        return 1.0, returns[seat], float(place == 1.0), place
+
+    def columns(self) -> list[Column]:
+        return [Column("win rate [95% CI]", 24, lambda r: fmt(r, "win_rate", 1, True)),
+                Column("average place", 22, lambda r: fmt(r, "avg_place", 2))]
+
+    def plot_panels(self) -> list[tuple[str, str, float]]:
+        return [("win_rate", "win rate (%)", 100.0), ("avg_place", "average place (1 = best)", 1.0)]

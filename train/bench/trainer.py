@@ -1,0 +1,108 @@
+"""Trainer throughput, side by side with sb3-contrib's MaskablePPO on the same env.
+
+    python -m train.bench trainer --game skat          (also: python -m train.bench_train --game skat)
+    python -m train.bench trainer --game thirtyone --steps 40000 --num-envs 16
+
+Both learners play one seat (rotating) against uniform-random opponents, with the same network
+(separate actor and critic MLPs, ``--hidden``, tanh), the same number of envs, rollout length,
+4 epochs x 4 minibatches. A step is one decision of the learning seat (SB3's ``timesteps``, our
+``global_step``); the rate covers collection and updates, measured after start-up.
+
+* ours: ``train.trainer.Trainer`` with ``--workers`` rollout processes (default 2);
+* MaskablePPO: ``DummyVecEnv`` of ``envs.gym.SingleAgentEnv`` (SB3's default single process),
+  torch with its default thread count. Needs ``pip install sb3-contrib``; skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+
+import torch
+
+from envs.games import GAMES
+from envs.gym import SingleAgentEnv
+from train.config import load_config
+from train.trainer import Trainer
+
+
+def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
+               threads: int, chunks: int, seed: int = 1) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load_config(overrides=[
+            f"game={game}", f"total_timesteps={steps}", f"num_envs={num_envs}", f"num_steps={num_steps}",
+            f"num_workers={workers}", f"rollout_chunks={chunks}", f"torch_threads={threads}",
+            f"hidden={','.join(map(str, hidden))}", "opponents=random:1", "eval_opponents=[]",
+            "checkpoint_every=0", "snapshot_every=0", "progress=false",
+            f"runs_dir={tmp}/runs", f"checkpoint_dir={tmp}/ckpt", f"seed={seed}", "run_name=bench",
+        ])
+        trainer = Trainer(cfg)
+        trainer.train()
+        return trainer.last_metrics["charts/SPS"]  # measured after the worker processes started
+
+
+def bench_sb3(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], threads: int,
+              seed: int = 1) -> float | None:
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    venv = DummyVecEnv([lambda: SingleAgentEnv(game) for _ in range(num_envs)])
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=num_steps, batch_size=num_envs * num_steps // 4, n_epochs=4,
+        learning_rate=2.5e-4, policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=torch.nn.Tanh),
+        device="cpu", seed=seed, verbose=0,
+    )
+    model.learn(total_timesteps=num_envs * num_steps)  # warm-up: first rollout and update
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    elapsed = time.perf_counter() - start
+    venv.close()
+    return steps / elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m train.bench trainer", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="skat", choices=GAMES)
+    parser.add_argument("--steps", type=int, default=20_000, help="learner decisions per measurement")
+    parser.add_argument("--num-envs", type=int, default=16)
+    parser.add_argument("--num-steps", type=int, default=128, help="decisions per env per update")
+    parser.add_argument("--hidden", default="64,64", help="layer widths of actor and critic (SB3's default)")
+    parser.add_argument("--workers", type=int, default=2, help="our trainer's rollout processes")
+    parser.add_argument("--chunks", type=int, default=0, help="our trainer's rollout_chunks (0: one per worker)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads of both (2 stalls on busy cores)")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating measurements; the median is reported")
+    parser.add_argument("--skip-sb3", action="store_true")
+    args = parser.parse_args(argv)
+    hidden = [int(w) for w in args.hidden.split(",")]
+    print(f"{args.game}: {args.steps} learner decisions x {args.repeat}, {args.num_envs} envs x {args.num_steps} "
+          f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs random, torch threads {args.threads}",
+          flush=True)
+    ours: list[float] = []
+    sb3: list[float] = []
+    for _ in range(args.repeat):
+        ours.append(bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.workers,
+                               args.threads, args.chunks))
+        print(f"  ours (train.trainer, {args.workers} workers, rollout_chunks={args.chunks}): {ours[-1]:8,.0f} steps/s",
+              flush=True)
+        if not args.skip_sb3:
+            rate = bench_sb3(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.threads)
+            if rate is None:
+                print("  sb3-contrib MaskablePPO: not installed (pip install sb3-contrib); skipped")
+                args.skip_sb3 = True
+            else:
+                sb3.append(rate)
+                print(f"  sb3-contrib MaskablePPO (DummyVecEnv): {rate:8,.0f} steps/s", flush=True)
+    summary = f"median: ours {statistics.median(ours):,.0f} steps/s"
+    if sb3:
+        summary += (f", MaskablePPO {statistics.median(sb3):,.0f} steps/s, "
+                    f"ratio {statistics.median(ours) / statistics.median(sb3):.2f}x")
+    print(summary)
+
+
+if __name__ == "__main__":
+    main()
