@@ -3,7 +3,7 @@
 Spec strings (the same in configs and on the command line)::
 
     random              uniform over the legal actions
-    rule                the game's rule-based baseline (agents.rule_skat / agents.rule_thirtyone)
+    rule                the game's rule-based baseline (named by its description: agents.rule_skat, ...)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
     path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 
@@ -21,10 +21,6 @@ from agents.base import Agent, check_game
 
 __all__ = ["Agent", "make", "load", "algorithm", "split_spec", "ALGORITHMS", "TRAINING_ONLY_SPECS"]
 
-RULE_AGENTS = {
-    "skat": ("agents.rule_skat", "RuleSkatAgent"),
-    "thirtyone": ("agents.rule_thirtyone", "RuleThirtyOneAgent"),
-}
 TRAINING_ONLY_SPECS = ("self", "snapshot")
 
 # Learning algorithms by checkpoint/config name: "module:Class", each offering the interface of
@@ -46,11 +42,16 @@ def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bo
 
         return RandomAgent(check_game(game), seed=seed)
     if spec == "rule":
-        module_name, class_name = RULE_AGENTS[check_game(game)]
+        from envs.games import describe
+
+        target = describe(check_game(game)).rule_agent  # "module:Class", named by the game's description
+        if target is None:
+            raise ValueError(f"{game} has no rule-based agent; use random, a checkpoint or a class spec")
+        module_name, class_name = target.split(":")
         try:
             cls = getattr(importlib.import_module(module_name), class_name)
         except (ImportError, AttributeError) as e:
-            raise ImportError(f"the rule-based {game} agent {module_name}.{class_name} is not available: {e}") from e
+            raise ImportError(f"the rule-based {game} agent {target} is not available: {e}") from e
         return cls(seed=seed)
     if spec in TRAINING_ONLY_SPECS:
         raise ValueError(f"opponent spec {spec!r} only exists inside a training run (train.opponents)")

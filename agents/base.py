@@ -45,6 +45,8 @@ def legal_actions(observation: Observation) -> np.ndarray:
 
 
 def check_game(game: Any) -> str:
-    if game not in ("skat", "thirtyone"):
-        raise ValueError(f"unknown game {game!r}: expected 'skat' or 'thirtyone'")
+    """``game`` if it names a game (``envs.games.describe`` knows it), else a ValueError naming the known ones."""
+    from envs.games import describe
+
+    describe(game)
     return game

@@ -42,7 +42,7 @@ import numpy as np
 import torch
 
 from agents.networks import build_network
-from envs.gym import env_module
+from envs import env_module
 
 FORMAT = "skat31-checkpoint"
 FORMAT_VERSION = 1
@@ -108,6 +108,7 @@ def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, An
         data["trainer"] = trainer
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -119,6 +120,15 @@ def save(path: str | os.PathLike, metadata: dict[str, Any], policy: dict[str, An
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Delete what a killed write of ``path`` left behind (``.<name>.*.tmp`` beside it); returns them."""
+    path = Path(path)
+    stale = sorted(path.parent.glob(f".{path.name}.*.tmp")) if path.parent.is_dir() else []
+    for tmp in stale:
+        tmp.unlink(missing_ok=True)
+    return stale
 
 
 def _plain(value: Any) -> Any:

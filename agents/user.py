@@ -7,8 +7,20 @@ import importlib.util
 import inspect
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
+
+
+class AgentBuildError(ValueError):
+    """A user agent class (or factory) raised in its constructor; ``details`` is its traceback."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message, details)
+        self.message, self.details = message, details
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def is_class_spec(spec: str) -> bool:
@@ -55,7 +67,11 @@ def make_user_agent(spec: str, game: str, seed: int | None = None) -> Any:
         params = {}
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     kwargs = {k: v for k, v in (("game", game), ("seed", seed)) if var_kw or k in params}
-    agent = factory(**kwargs)
+    try:
+        agent = factory(**kwargs)
+    except Exception as e:
+        raise AgentBuildError(f"agent {spec!r} failed while being built: {type(e).__name__}: {e}",
+                              traceback.format_exc()) from e
     if not callable(getattr(agent, "act", None)):
         raise ValueError(f"{spec!r} made a {type(agent).__name__} without an act(observation) method")
     if getattr(agent, "game", "") not in ("", None, game):

@@ -29,6 +29,7 @@ its cause).
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,16 @@ Observation = dict[str, np.ndarray]
 
 
 class AgentError(ValueError):
-    """An agent failed: it raised, or chose an action the env refused. Names the agent and seat."""
+    """An agent failed: it raised, or chose an action the env refused. Names the agent and seat.
+
+    ``details`` holds the agent's own traceback (kept as text, so it survives worker processes)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message, details)
+        self.message, self.details = message, details
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass
@@ -204,7 +214,7 @@ def _call(actor: Any, method: str, argument: Any, deal: Deal, seat: int) -> Any:
         raise
     except Exception as e:
         raise AgentError(f"agent {deal.labels[seat]!r} in seat {seat} failed in {method}: "
-                         f"{type(e).__name__}: {e}") from e
+                         f"{type(e).__name__}: {e}", traceback.format_exc()) from e
 
 
 def _step(env: Any, table: int, seat: int, deal: Deal, action: Any) -> None:

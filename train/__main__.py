@@ -12,6 +12,7 @@ import sys
 
 from agents.checkpoint import CheckpointError
 from train.config import DEFAULT_CONFIG, ConfigError, load_config
+from train.interrupt import TrainingInterrupted
 from train.trainer import Trainer
 
 
@@ -33,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"run {trainer.cfg.run_name}: TensorBoard logs in {trainer.run_dir}, checkpoints in {trainer.checkpoint_dir}")
-    results = trainer.train()
+    try:
+        results = trainer.train()
+    except TrainingInterrupted as e:
+        print(f"\n{e}", file=sys.stderr)
+        return 130
     for tag, value in results.items():
         print(f"{tag} = {value:.4g}")
     return 0

@@ -15,8 +15,10 @@ from a checkpoint collects exactly what the uninterrupted run would have.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import multiprocessing.connection
+import signal
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -197,6 +199,7 @@ class RolloutWorker:
 
 def _worker_main(conn: Any, spec: RolloutSpec) -> None:
     torch.set_num_threads(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the trainer stops us
     try:
         worker = RolloutWorker(spec)
         conn.send(("ready", None))
@@ -208,10 +211,11 @@ def _worker_main(conn: Any, spec: RolloutSpec) -> None:
                 worker.sync(**payload)
             else:
                 conn.send(("ok", worker.collect(**payload)))
-    except KeyboardInterrupt:
-        pass
+    except (KeyboardInterrupt, EOFError, BrokenPipeError, ConnectionResetError):
+        pass  # stopped, or the trainer is gone: exit quietly
     except BaseException:
-        conn.send(("error", traceback.format_exc()))
+        with contextlib.suppress(OSError):
+            conn.send(("error", traceback.format_exc()))
     finally:
         conn.close()
 

@@ -35,6 +35,7 @@ from arena import env_shape
 from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
+from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
 from train.pretrain import pretrain as clone_teacher
 from train.rollout import LEARNER, Collector, Episode, RolloutSpec, split_envs
@@ -182,9 +183,26 @@ class Trainer:
         return Collector(spec, chunks, min(workers, len(chunks)), self.learner.network)
 
     def train(self) -> dict[str, float]:
-        """Train until ``total_timesteps``; returns the last evaluation's metrics."""
-        cfg = self.cfg
+        """Train until ``total_timesteps``; returns the last evaluation's metrics.
+
+        Ctrl-C or SIGTERM stops the run within seconds: a collection or evaluation in progress is
+        dropped, an update in progress finishes, ``latest.pt`` is written and :class:`TrainingInterrupted`
+        says where (``--resume`` continues from it)."""
         writer = SummaryWriter(str(self.run_dir), purge_step=self.global_step or None)
+        with StopRequest() as stop:
+            try:
+                with stop.interruptible():
+                    self._warm_start(writer)
+                return self._loop(stop, writer)
+            except KeyboardInterrupt:
+                stop.requested = stop.requested or "interrupt"
+            finally:
+                writer.close()
+        path = self.save(self.checkpoint_dir / "latest.pt")
+        raise TrainingInterrupted(stop.requested, path, self.update, self.global_step)
+
+    def _warm_start(self, writer: SummaryWriter) -> None:
+        cfg = self.cfg
         if self.update == 0:
             writer.add_text("config", config_markdown(cfg))
             if cfg.pretrain.teacher and not self.pretrain_metrics:
@@ -194,15 +212,19 @@ class Trainer:
                 writer.add_scalar(tag, value, 0)
             if self.pretrain_metrics and cfg.eval_opponents:  # where the warm start stands, before any RL
                 self._evaluate_and_keep_best(writer)
+
+    def _loop(self, stop: StopRequest, writer: SummaryWriter) -> dict[str, float]:
+        cfg = self.cfg
         collector = self.make_collector()
         bar = tqdm(total=cfg.total_timesteps, initial=min(self.global_step, cfg.total_timesteps), unit="step",
                    disable=not cfg.progress, dynamic_ncols=True, desc=cfg.run_name)
         start_time, start_step = time.time(), self.global_step
         try:
-            while self.global_step < cfg.total_timesteps:
+            while self.global_step < cfg.total_timesteps and not stop.requested:
                 progress = self.global_step / cfg.total_timesteps
                 torch.set_num_threads(1)  # small batched forwards; the other workers use the other cores
-                batch, episodes = collector.collect(self.update, self.pool.plan(), self.pool.snapshots)
+                with stop.interruptible():  # nothing has changed yet: this update may be dropped at once
+                    batch, episodes = collector.collect(self.update, self.pool.plan(), self.pool.snapshots)
                 if not batch:
                     raise RuntimeError("the rollout produced no learner decisions; check learner_seats and the env")
                 torch.set_num_threads(cfg.torch_threads)  # the workers are idle during the update
@@ -223,7 +245,8 @@ class Trainer:
                     self.pool.add_snapshot(self.learner.policy()[1])
                 last = self.global_step >= cfg.total_timesteps
                 if cfg.eval_opponents and (last or (cfg.eval_every and self.update % cfg.eval_every == 0)):
-                    self._evaluate_and_keep_best(writer)
+                    with stop.interruptible():
+                        self._evaluate_and_keep_best(writer)
                 if last or (cfg.checkpoint_every and self.update % cfg.checkpoint_every == 0):
                     self.save(self.checkpoint_dir / "latest.pt")
 
@@ -231,8 +254,9 @@ class Trainer:
                 bar.set_postfix_str(self._status(metrics))
         finally:
             bar.close()
-            writer.close()
             collector.close()
+        if stop.requested:
+            raise KeyboardInterrupt  # stopped between updates: train() saves latest.pt and says where
         return self.last_eval
 
     def _evaluate_and_keep_best(self, writer: SummaryWriter) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -178,6 +179,7 @@ def play_chunk(cfg: MatchConfig, chunk: int, start: int, stop: int) -> list[Game
 def _worker_init() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # one torch thread per worker: the pool is the parallelism
     os.environ.setdefault("MKL_NUM_THREADS", "1")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent cancels the pool and reports once
 
 
 def _chunk_job(args: tuple[MatchConfig, int, int, int]) -> tuple[int, list[GameRecord]]:

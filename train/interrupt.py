@@ -1,0 +1,62 @@
+"""Stopping a run cleanly: Ctrl-C (SIGINT) and SIGTERM end training within seconds, with a resumable checkpoint."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped on a signal; ``path`` is the ``latest.pt`` written on the way out."""
+
+    def __init__(self, reason: str, path: Path, update: int, global_step: int) -> None:
+        super().__init__(reason, path, update, global_step)
+        self.reason, self.path, self.update, self.global_step = reason, Path(path), update, global_step
+
+    def __str__(self) -> str:
+        return (f"stopped by {self.reason} after update {self.update} ({self.global_step} steps); saved {self.path}\n"
+                f"continue with: python -m train --resume {self.path}")
+
+
+class StopRequest:
+    """Catches SIGINT and SIGTERM while training. Inside :meth:`interruptible` (collecting, evaluating:
+    work that may simply be dropped) a signal stops at once with KeyboardInterrupt; elsewhere (an update,
+    a checkpoint write) it only sets :attr:`requested`, and the loop stops after the step in progress.
+    A second signal always stops at once. Outside the main thread it does nothing."""
+
+    def __init__(self) -> None:
+        self.requested: str = ""  # "" until a signal arrives, then its name
+        self._immediate = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        again = bool(self.requested)
+        self.requested = signal.Signals(signum).name
+        if self._immediate or again:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        if self.requested:
+            raise KeyboardInterrupt
+        self._immediate = True
+        try:
+            yield
+        finally:
+            self._immediate = False
