@@ -5,9 +5,13 @@
 :class:`IssGame`. For games played to the end, the replay's value, win/loss, matadors, card points
 and tricks must agree with the server's ``R[]`` fields. Games that ended early (resigned, shown
 cards, timeout, a player left) or were passed in come back with ``complete=False`` and a ``reason``;
-their value/won/points/tricks are the server's. Malformed records, illegal moves and disagreements
-raise :class:`IssError` naming the record id and the move (index into ``moves`` and text).
-``python -m envs.skat.iss FILE...`` replays files (plain, ``.gz`` or ``.bz2``) and prints counts.
+their value/won/points/tricks are the server's. A move the server recorded as ``??`` (unknown: seen
+in records where a player then left) ends the replay there; the record then needs its reason too.
+Malformed records, illegal moves and disagreements raise :class:`IssError` naming the record id and
+the move (index into ``moves`` and text).
+``python -m envs.skat.iss FILE...`` replays files (plain, ``.gz`` or ``.bz2``) and prints counts; its
+exit status is 1 when any record is an error, 2 when a file cannot be read. :data:`SAMPLE` is a small
+file of real records that ships with the package.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from envs.skat.scoring import matadors as count_matadors
 from envs.skat.scoring import null_value
 
 REASONS = ("passed in", "resigned", "shown cards", "timeout", "left")
+SAMPLE = Path(__file__).parent / "data" / "iss_sample.txt"  # real ISS records (published in open-source clients)
+UNKNOWN_MOVE = "??"
 ERROR_MODES = ("raise", "skip")
 
 _CARD = re.compile(r"[CSHD][789TJQKA]")
@@ -191,6 +197,7 @@ class _Replay:
         self.pending = False  # declared after the pickup; the discards come in the next move
         self.expect_skat = False
         self.reason: str | None = None
+        self.unknown: str | None = None  # the first move recorded as '??', as "seat ??"
 
     def act(self, action: int) -> None:
         try:
@@ -225,6 +232,11 @@ class _Replay:
     def move(self, seat: int, tok: str) -> None:
         st = self.state
         self.expect_skat = False
+        if tok == UNKNOWN_MOVE:
+            self.unknown = self.unknown or f"{seat} {tok}"
+            return
+        if self.unknown is not None and tok not in ("RE", "SC") and not tok.startswith("SC."):
+            self.fail(f"a move after the unknown move {self.unknown!r} cannot be replayed")
         if tok == "RE":
             self.end("resigned")
             return
@@ -349,7 +361,8 @@ def replay(line: str | IssRecord) -> IssGame:
         elif r.result_int("r", 0) == 1:
             reason = "resigned"
         else:
-            r.fail(f"the record stops in phase {PHASE_NAMES[st.phase]} before the game is over and gives no "
+            stop = f"stops at the unknown move {r.unknown!r}" if r.unknown else "stops"
+            r.fail(f"the record {stop} in phase {PHASE_NAMES[st.phase]} before the game is over and gives no "
                    "reason (no RE, SC, TI or LE)")
     mat = 0
     if r.label is not None and declarer is not None and r.label[0] != "N":
@@ -409,7 +422,9 @@ def _progress(it: Iterator[IssGame], desc: str) -> Iterator[IssGame]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m envs.skat.iss", description="Replay ISS game records, print counts.")
+    ap = argparse.ArgumentParser(prog="python -m envs.skat.iss",
+                                 description="Replay ISS game records, print counts. Exit status 1 when any record "
+                                             "is an error, 2 when a file cannot be read.")
     ap.add_argument("files", nargs="+", help="files of one ISS record per line (plain, .gz or .bz2)")
     ap.add_argument("--show-errors", type=int, default=5, metavar="N", help="print the first N errors (default 5)")
     args = ap.parse_args(argv)
@@ -431,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"errors      {len(errors)}")
     for e in errors[: args.show_errors]:
         print(f"  {e}")
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ PettingZoo env maps table seats onto them. Phases::
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from envs.checks import as_integer
 from envs.skat import actions as A
 from envs.skat.cards import (
     CARD_NAMES,
@@ -24,10 +26,12 @@ from envs.skat.cards import (
     NUM_CARDS,
     POINTS,
     cards_of,
+    check_deck,
     parse_cards,
     trick_winner,
 )
-from envs.skat.scoring import SCORING_SYSTEMS, Outcome, null_value, ramsch_scores, seat_scores, settle
+from envs.skat.options import SkatOptions, validate_options
+from envs.skat.scoring import Outcome, null_value, ramsch_scores, seat_scores, settle
 
 AUCTION, SKAT, DISCARD, DECLARE, KONTRA, RE, PLAY, DONE = range(8)
 PHASE_NAMES = ("auction", "skat", "discard", "declare", "kontra", "re", "play", "done")
@@ -48,53 +52,62 @@ _BID_ACTIONS = tuple(A.BID + i for i in range(A.NUM_BIDS))
 _ALL_BIDS = ((1 << A.NUM_BIDS) - 1) << A.BID
 
 
-class SkatRules:
-    """The rule options of a table. Unknown options raise ValueError naming the valid ones."""
-
-    __slots__ = ("scoring", "kontra", "ramsch")
-
-    def __init__(self, scoring: str = "tournament", kontra: bool = False, ramsch: bool = False) -> None:
-        if scoring not in SCORING_SYSTEMS:
-            raise ValueError(f"unknown scoring system {scoring!r}; expected one of {SCORING_SYSTEMS}")
-        for key, val in (("kontra", kontra), ("ramsch", ramsch)):
-            if not isinstance(val, bool):
-                raise ValueError(f"option {key!r} must be True or False, got {val!r}")
-        self.scoring, self.kontra, self.ramsch = scoring, kontra, ramsch
-
-
-def deal_from_deck(deck: Sequence[int]) -> tuple[list[int], int]:
-    """Hands (forehand, middlehand, rearhand) and skat as bit sets from a deck order, dealt 3-skat-4-3."""
-    if sorted(deck) != list(range(NUM_CARDS)):
-        raise ValueError("a Skat deck must hold each of the 32 cards exactly once")
+def _deal(deck: Sequence[int]) -> tuple[list[int], int]:
     piles = [0, 0, 0, 0]
     for c, pile in zip(deck, DEAL_PATTERN, strict=True):
         piles[pile] |= 1 << c
     return piles[:3], piles[3]
 
 
-def parse_deal(hands: Sequence[str | Sequence[str]], skat: str | Sequence[str]) -> tuple[list[int], int]:
-    """A deal given in card notation: three hands of ten and a skat of two, every card once."""
+def deal_from_deck(deck: Iterable[int | str]) -> tuple[list[int], int]:
+    """Hands (forehand, middlehand, rearhand) and skat as bit sets from a deck order (card ids or
+    names), dealt 3-skat-4-3 from forehand. ValueError naming duplicates and missing cards."""
+    return _deal(check_deck(deck))
+
+
+def _pile(cards: Any, what: str) -> int:
+    try:
+        return parse_cards(cards)
+    except ValueError as e:
+        raise ValueError(f"{what}: {e}") from None
+
+
+def parse_deal(hands: Sequence[str | Sequence[str]], skat: str | Sequence[str],
+               names: Sequence[str] = POSITION_NAMES) -> tuple[list[int], int]:
+    """A deal given in card notation: three hands of ten and a skat of two, every card once.
+    ``names`` label the three hands in the error messages (positions here; the env's seats there)."""
+    if isinstance(hands, str):
+        raise ValueError(f"'hands' is one string; give a list of 3 hands, one per player ({', '.join(names)}), "
+                         "e.g. ['CJ SJ HA ...', 'SA ST ...', 'DA DT ...']")
+    if hands is None or not isinstance(hands, Iterable):
+        raise ValueError(f"'hands' must be a list of 3 hands, one per player ({', '.join(names)}), got {hands!r}")
+    hands = list(hands)
     if len(hands) != 3:
-        raise ValueError(f"a Skat deal needs 3 hands, got {len(hands)}")
-    masks = [parse_cards(h) for h in hands]
-    skat_mask = parse_cards(skat)
-    for i, m in enumerate(masks):
-        if m.bit_count() != 10:
-            raise ValueError(f"hand {i} ({POSITION_NAMES[i]}) has {m.bit_count()} cards, expected 10")
-    if skat_mask.bit_count() != 2:
-        raise ValueError(f"the skat has {skat_mask.bit_count()} cards, expected 2")
-    if masks[0] | masks[1] | masks[2] | skat_mask != FULL_DECK:
-        seen = masks[0] | masks[1] | masks[2] | skat_mask
-        missing = " ".join(CARD_NAMES[c] for c in cards_of(FULL_DECK & ~seen))
-        raise ValueError(f"the deal must use each card once; missing: {missing}")
-    return masks, skat_mask
+        raise ValueError(f"a Skat deal needs 3 hands ({', '.join(names)}), got {len(hands)}")
+    labels = [f"the hand of {n}" for n in names] + ["the skat"]
+    piles = [_pile(h, label) for h, label in zip(hands, labels, strict=False)] + [_pile(skat, "the skat")]
+    union, twice = 0, []
+    for i, m in enumerate(piles):
+        for c in cards_of(union & m):
+            first = next(labels[j] for j in range(i) if piles[j] >> c & 1)
+            twice.append(f"{CARD_NAMES[c]} ({first} and {labels[i]})")
+        union |= m
+    if twice:
+        missing = " ".join(CARD_NAMES[c] for c in cards_of(FULL_DECK & ~union)) or "-"
+        raise ValueError(f"the deal must use each card once; given twice: {', '.join(twice)}; missing: {missing}")
+    for i in range(3):
+        if piles[i].bit_count() != 10:
+            raise ValueError(f"hand {i} ({names[i]}) has {piles[i].bit_count()} cards, expected 10")
+    if piles[3].bit_count() != 2:
+        raise ValueError(f"the skat has {piles[3].bit_count()} cards, expected 2")
+    return piles[:3], piles[3]
 
 
 class SkatState:
     """One deal. Mutated in place by ``apply_action``; ``clone`` gives an independent copy."""
 
     __slots__ = (
-        "rules", "dealt", "hands", "original_skat", "skat", "phase", "current_player", "history",
+        "options", "dealt", "hands", "original_skat", "skat", "phase", "current_player", "history",
         # auction
         "bid", "bid_idx", "bidder", "listener", "stage", "passed", "called", "max_call",
         # skat and declaration
@@ -105,8 +118,8 @@ class SkatState:
         "outcome", "scores",
     )
 
-    def __init__(self, rules: SkatRules, hands: Sequence[int], skat: int) -> None:
-        self.rules = rules
+    def __init__(self, options: SkatOptions, hands: Sequence[int], skat: int) -> None:
+        self.options = options
         self.dealt = tuple(hands)
         self.hands = list(hands)
         self.original_skat = skat
@@ -136,6 +149,11 @@ class SkatState:
         self.voids = [0, 0, 0]  # per position: bit set of effective suits (0-3, 4 trump) it failed to follow
         self.outcome: Outcome | None = None
         self.scores = [0, 0, 0]
+
+    @property
+    def rules(self) -> SkatOptions:
+        """Old name of :attr:`options`, kept so existing code keeps working."""
+        return self.options
 
     # --- the protocol of envs.core --------------------------------------------------------
     def clone(self) -> SkatState:
@@ -212,6 +230,8 @@ class SkatState:
         return m
 
     def apply_action(self, action: int) -> None:
+        if type(action) is not int:  # numpy integers are welcome; floats, strings and bools are not
+            action = as_integer(action, "a Skat action")
         p = self.current_player
         phase = self.phase
         if phase == PLAY:
@@ -259,7 +279,7 @@ class SkatState:
         elif phase == DECLARE:
             self.contract_index = action - A.DECLARE
             self.contract = A.CONTRACTS[self.contract_index]
-            self.kontra_queue = [q for q in range(3) if q != p and self.called[q]] if self.rules.kontra else []
+            self.kontra_queue = [q for q in range(3) if q != p and self.called[q]] if self.options.kontra else []
             self._next_kontra()
         elif phase == KONTRA:
             if action == A.KONTRA:
@@ -279,6 +299,8 @@ class SkatState:
             label = A.action_name(action)
         except (ValueError, TypeError):
             label = repr(action)
+        if self.phase == DONE:
+            raise ValueError(f"illegal Skat action {label!r}: the deal is over, no action is legal")
         legal = ", ".join(A.ACTION_NAMES[a] for a in self.legal_actions()[:12])
         raise ValueError(
             f"illegal Skat action {label!r} for {POSITION_NAMES[self.current_player]} in phase "
@@ -318,7 +340,7 @@ class SkatState:
 
     def _end_auction(self, declarer: int) -> None:
         if declarer < 0:
-            if self.rules.ramsch:
+            if self.options.ramsch:
                 self._start_play()
             else:
                 self.phase = DONE  # passed in: nobody scores
@@ -368,7 +390,7 @@ class SkatState:
             self.tricks_won[d],
             self.doubling,
         )
-        self.scores = seat_scores(self.outcome, d, self.rules.scoring)
+        self.scores = seat_scores(self.outcome, d, self.options.scoring)
 
     # --- views ----------------------------------------------------------------------------
     @property
@@ -377,27 +399,38 @@ class SkatState:
 
 
 class SkatGame:
-    """The game object: options plus factories for states (``envs.core.Game``)."""
+    """The game object: options plus factories for states (``envs.core.Game``).
+
+    Keyword options as in :class:`envs.skat.options.SkatOptions` (``scoring``, ``kontra``,
+    ``ramsch``, ``dealer``); a bad one is a ValueError naming it."""
 
     num_players = 3
     num_actions = A.NUM_ACTIONS
 
-    def __init__(self, scoring: str = "tournament", kontra: bool = False, ramsch: bool = False) -> None:
-        self.rules = SkatRules(scoring, kontra, ramsch)
+    def __init__(self, **options: Any) -> None:
+        self.options: SkatOptions = validate_options(**options)
 
-    def new_initial_state(self, seed: int | None = None) -> SkatState:
+    @property
+    def rules(self) -> SkatOptions:
+        """Old name of :attr:`options`, kept so existing code keeps working."""
+        return self.options
+
+    def new_initial_state(self, seed: int | None = None, deck: Iterable[int | str] | None = None) -> SkatState:
+        """A new deal, shuffled from ``seed``; or dealt 3-skat-4-3 from forehand out of ``deck``, a
+        full deck order (card names or ids), when one is given."""
+        if deck is not None:
+            hands, skat = deal_from_deck(deck)
+            return SkatState(self.options, hands, skat)
         deck = list(range(NUM_CARDS))
         random.Random(seed).shuffle(deck)
-        piles = [0, 0, 0, 0]  # deal_from_deck without its check: a shuffle of range(32) is a deck
-        for c, pile in zip(deck, DEAL_PATTERN, strict=True):
-            piles[pile] |= 1 << c
-        return SkatState(self.rules, piles[:3], piles[3])
+        hands, skat = _deal(deck)  # without deal_from_deck's check: a shuffle of range(32) is a deck
+        return SkatState(self.options, hands, skat)
 
     def state_from_deal(
         self, hands: Sequence[str | Sequence[str] | int], skat: str | Sequence[str] | int
     ) -> SkatState:
         """A state from fixed hands (forehand, middlehand, rearhand) and skat: bit sets or card names."""
-        if all(isinstance(h, int) for h in hands) and isinstance(skat, int):
+        if isinstance(hands, list | tuple) and all(isinstance(h, int) for h in hands) and isinstance(skat, int):
             masks, skat_mask = list(hands), skat
             if len(masks) != 3 or any(m.bit_count() != 10 for m in masks) or skat_mask.bit_count() != 2 or (
                 masks[0] | masks[1] | masks[2] | skat_mask
@@ -405,7 +438,10 @@ class SkatGame:
                 raise ValueError("a Skat deal needs three hands of 10 and a skat of 2, every card once")
         else:
             masks, skat_mask = parse_deal(hands, skat)  # type: ignore[arg-type]
-        return SkatState(self.rules, masks, skat_mask)
+        return SkatState(self.options, masks, skat_mask)
 
     action_name = staticmethod(A.action_name)
     action_index = staticmethod(A.action_index)
+
+    def __repr__(self) -> str:
+        return f"SkatGame({self.options})"
