@@ -28,27 +28,34 @@ def as_integer(value: Any, what: str) -> int:
 def as_action(action: Any, num_actions: int, agent: str | None = None) -> int:
     """``action`` as a Python int in ``0 .. num_actions - 1``; a ValueError naming the action (and
     the agent, when given) if it is not an integer or is out of range."""
-    who = f" for {agent}" if agent is not None else ""
     if type(action) is not int:
         if isinstance(action, bool):
-            raise ValueError(f"action {action!r}{who} is not an integer action index (a bool)")
+            raise ValueError(f"action {action!r}{_for(agent)} is not an integer action index (a bool)")
         try:
             action = operator.index(action)
         except TypeError:
             raise ValueError(
-                f"action {action!r}{who} is not an integer action index ({type(action).__name__}); "
+                f"action {action!r}{_for(agent)} is not an integer action index ({type(action).__name__}); "
                 f"expected an int 0..{num_actions - 1}"
             ) from None
-    if not 0 <= action < num_actions:
-        raise ValueError(f"action {action}{who} out of range 0..{num_actions - 1}")
-    return action
+    if 0 <= action < num_actions:
+        return action
+    raise ValueError(f"action {action}{_for(agent)} out of range 0..{num_actions - 1}")
+
+
+def _for(agent: str | None) -> str:
+    return f" for {agent}" if agent is not None else ""
 
 
 def as_seat(value: Any, num_seats: int, what: str) -> int:
     """A seat number ``0 .. num_seats - 1`` (ints and numpy ints; no bools, no floats)."""
-    if isinstance(value, bool) or not _is_index(value) or not 0 <= operator.index(value) < num_seats:
+    try:
+        seat = as_integer(value, what)
+    except ValueError:
+        seat = -1
+    if not 0 <= seat < num_seats:
         raise ValueError(f"{what} must be a seat from 0 to {num_seats - 1}, got {value!r}")
-    return operator.index(value)
+    return seat
 
 
 def check_keys(given: Any, valid: tuple[str, ...], what: str) -> None:
@@ -74,10 +81,3 @@ def check_reset_options(options: Any, valid: tuple[str, ...]) -> dict[str, Any]:
             raise ValueError(f"unknown reset option {key!r}; valid options: {', '.join(valid)}")
     return options
 
-
-def _is_index(value: Any) -> bool:
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
