@@ -17,8 +17,9 @@ from envs.skat.cards import (
     parse_cards,
     pretty,
 )
+from envs.skat.deal import deal_from_deck, parse_deal
 from envs.skat.options import SkatOptions, validate_options
-from envs.skat.rules import SkatGame, SkatState, deal_from_deck, parse_deal
+from envs.skat.rules import SkatGame, SkatState
 from envs.skat.scoring import Outcome, ramsch_scores, seat_scores, settle
 
 __all__ = [

@@ -16,32 +16,22 @@ from typing import Any
 
 from envs.checks import as_integer
 from envs.skat import actions as A
-from envs.skat.cards import (
-    CARD_NAMES,
-    EFF_SUIT,
-    FOLLOW,
-    FULL_DECK,
-    GRAND,
-    NULL,
-    NUM_CARDS,
-    POINTS,
-    cards_of,
-    check_deck,
-    parse_cards,
-    trick_winner,
+from envs.skat.cards import EFF_SUIT, FOLLOW, FULL_DECK, GRAND, NULL, NUM_CARDS, POINTS, cards_of, trick_winner
+from envs.skat.deal import (  # noqa: F401  (DEAL_PATTERN, FOREHAND..REARHAND: re-exported, as before)
+    DEAL_PATTERN,
+    FOREHAND,
+    MIDDLEHAND,
+    POSITION_NAMES,
+    REARHAND,
+    deal,
+    deal_from_deck,
+    parse_deal,
 )
 from envs.skat.options import SkatOptions, validate_options
 from envs.skat.scoring import Outcome, null_value, ramsch_scores, seat_scores, settle
 
 AUCTION, SKAT, DISCARD, DECLARE, KONTRA, RE, PLAY, DONE = range(8)
 PHASE_NAMES = ("auction", "skat", "discard", "declare", "kontra", "re", "play", "done")
-FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
-POSITION_NAMES = ("forehand", "middlehand", "rearhand")
-
-# The official deal: 3 to each, 2 to the skat, 4 to each, 3 to each (forehand first).
-DEAL_PATTERN: tuple[int, ...] = (0,) * 3 + (1,) * 3 + (2,) * 3 + (3,) * 2 + (0,) * 4 + (1,) * 4 + (2,) * 4 + (
-    0,
-) * 3 + (1,) * 3 + (2,) * 3
 
 _NULL_CONTRACTS = {i: null_value(c) for i, c in enumerate(A.CONTRACTS) if c.game == NULL}
 _PICKUP_CONTRACTS = tuple(i for i, c in enumerate(A.CONTRACTS) if not c.hand)
@@ -50,57 +40,6 @@ _PLAY_ACTIONS = tuple(A.PLAY + c for c in range(NUM_CARDS))
 _DISCARD_ACTIONS = tuple(A.DISCARD + c for c in range(NUM_CARDS))
 _BID_ACTIONS = tuple(A.BID + i for i in range(A.NUM_BIDS))
 _ALL_BIDS = ((1 << A.NUM_BIDS) - 1) << A.BID
-
-
-def _deal(deck: Sequence[int]) -> tuple[list[int], int]:
-    piles = [0, 0, 0, 0]
-    for c, pile in zip(deck, DEAL_PATTERN, strict=True):
-        piles[pile] |= 1 << c
-    return piles[:3], piles[3]
-
-
-def deal_from_deck(deck: Iterable[int | str]) -> tuple[list[int], int]:
-    """Hands (forehand, middlehand, rearhand) and skat as bit sets from a deck order (card ids or
-    names), dealt 3-skat-4-3 from forehand. ValueError naming duplicates and missing cards."""
-    return _deal(check_deck(deck))
-
-
-def _pile(cards: Any, what: str) -> int:
-    try:
-        return parse_cards(cards)
-    except ValueError as e:
-        raise ValueError(f"{what}: {e}") from None
-
-
-def parse_deal(hands: Sequence[str | Sequence[str]], skat: str | Sequence[str],
-               names: Sequence[str] = POSITION_NAMES) -> tuple[list[int], int]:
-    """A deal given in card notation: three hands of ten and a skat of two, every card once.
-    ``names`` label the three hands in the error messages (positions here; the env's seats there)."""
-    if isinstance(hands, str):
-        raise ValueError(f"'hands' is one string; give a list of 3 hands, one per player ({', '.join(names)}), "
-                         "e.g. ['CJ SJ HA ...', 'SA ST ...', 'DA DT ...']")
-    if hands is None or not isinstance(hands, Iterable):
-        raise ValueError(f"'hands' must be a list of 3 hands, one per player ({', '.join(names)}), got {hands!r}")
-    hands = list(hands)
-    if len(hands) != 3:
-        raise ValueError(f"a Skat deal needs 3 hands ({', '.join(names)}), got {len(hands)}")
-    labels = [f"the hand of {n}" for n in names] + ["the skat"]
-    piles = [_pile(h, label) for h, label in zip(hands, labels, strict=False)] + [_pile(skat, "the skat")]
-    union, twice = 0, []
-    for i, m in enumerate(piles):
-        for c in cards_of(union & m):
-            first = next(labels[j] for j in range(i) if piles[j] >> c & 1)
-            twice.append(f"{CARD_NAMES[c]} ({first} and {labels[i]})")
-        union |= m
-    if twice:
-        missing = " ".join(CARD_NAMES[c] for c in cards_of(FULL_DECK & ~union)) or "-"
-        raise ValueError(f"the deal must use each card once; given twice: {', '.join(twice)}; missing: {missing}")
-    for i in range(3):
-        if piles[i].bit_count() != 10:
-            raise ValueError(f"hand {i} ({names[i]}) has {piles[i].bit_count()} cards, expected 10")
-    if piles[3].bit_count() != 2:
-        raise ValueError(f"the skat has {piles[3].bit_count()} cards, expected 2")
-    return piles[:3], piles[3]
 
 
 class SkatState:
@@ -423,7 +362,7 @@ class SkatGame:
             return SkatState(self.options, hands, skat)
         deck = list(range(NUM_CARDS))
         random.Random(seed).shuffle(deck)
-        hands, skat = _deal(deck)  # without deal_from_deck's check: a shuffle of range(32) is a deck
+        hands, skat = deal(deck)  # without deal_from_deck's check: a shuffle of range(32) is a deck
         return SkatState(self.options, hands, skat)
 
     def state_from_deal(
