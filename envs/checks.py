@@ -58,6 +58,19 @@ def as_seat(value: Any, num_seats: int, what: str) -> int:
     return seat
 
 
+def as_seed(seed: Any) -> int | None:
+    """A reset seed: None, or a non-negative integer (numpy integers too; no bools, no floats)."""
+    if seed is None:
+        return None
+    try:
+        value = as_integer(seed, "seed")
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"seed must be a non-negative integer (or None), got {seed!r}")
+    return value
+
+
 def check_keys(given: Any, valid: tuple[str, ...], what: str) -> None:
     """A dict whose keys are all in ``valid``; a ValueError naming the first unknown key."""
     if not isinstance(given, dict):

@@ -106,3 +106,22 @@ for mod in (skat_v0, thirtyone_v0):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("wrapped: action is not in action space") == 2, proc.stdout
     assert proc.stdout.count("raw: action -1 for player_") == 2, proc.stdout
+
+
+@pytest.mark.parametrize("seed", [1.5, -1, "3", True])
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_reset_seed_must_be_a_non_negative_integer(game, seed):
+    from envs import env_module
+
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        env_module(game).env().reset(seed=seed)
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_numpy_seed_is_the_int_seed(game):
+    from envs import env_module
+
+    a, b = env_module(game).raw_env(), env_module(game).raw_env()
+    a.reset(seed=np.int64(3))
+    b.reset(seed=3)
+    assert np.array_equal(a.observe(a.agent_selection)["observation"], b.observe(b.agent_selection)["observation"])

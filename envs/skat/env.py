@@ -15,7 +15,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from envs.checks import as_action, as_seat, check_keys, check_reset_options
+from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.skat import actions as A
 from envs.skat.cards import CARD_NAMES, GAME_NAMES, NUM_CARDS
 from envs.skat.observation import OBSERVATION_SIZE, OBSERVATION_VERSION, ObservationEncoder
@@ -95,6 +95,7 @@ class raw_env(AECEnv, EzPickle):
         ``{"hands": [hands of player_0, player_1, player_2], "skat": "XX YY"}`` in card notation, or
         ``{"deck": [32 cards]}`` dealt 3-skat-4-3 from forehand. Other keys are a ValueError."""
         options = check_reset_options(options, RESET_OPTIONS)
+        seed = as_seed(seed)
         dealer = options.get("dealer")
         if dealer is not None:
             dealer = as_seat(dealer, 3, "reset option 'dealer'")

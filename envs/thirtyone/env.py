@@ -30,7 +30,7 @@ from gymnasium.logger import warn
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from envs.checks import as_action, as_seat, check_keys, check_reset_options
+from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
 from envs.thirtyone.observation import OBS_SIZE, ObservationEncoder
 from envs.thirtyone.render import render_text
@@ -103,6 +103,7 @@ class raw_env(AECEnv, EzPickle):
         deal (e.g. ``["HK", "D7", ...]``; the old top-level ``deck`` option still works), and ``dealer``
         (the first dealer's seat). Other keys are a ValueError."""
         options = check_reset_options(options, RESET_OPTIONS)
+        seed = as_seed(seed)
         deck, dealer = options.get("deck"), options.get("dealer")
         deal = options.get("deal")
         if deal is not None:
