@@ -142,6 +142,15 @@ def test_duplicate_card_is_named():
         skat_v0.env().reset(options={"deal": {"hands": hands, "skat": "C7 D7"}})
 
 
+def test_duplicate_card_in_bit_sets_is_named():
+    from envs.skat.cards import parse_cards
+
+    hands = [parse_cards(DEAL["hands"][0]), parse_cards(DEAL["hands"][1].replace("HK", "CJ")),
+             parse_cards(DEAL["hands"][2])]
+    with pytest.raises(ValueError, match=r"given twice: CJ \(the hand of forehand and the hand of middlehand\)"):
+        SkatGame().state_from_deal(hands, parse_cards("C7 D7"))
+
+
 def test_bad_card_names_the_hand_of_the_seat():
     hands = [DEAL["hands"][0], DEAL["hands"][1], DEAL["hands"][2].replace("D8", "X8")]
     with pytest.raises(ValueError, match="the hand of player_2: not a Skat card: 'X8'"):

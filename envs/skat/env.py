@@ -18,10 +18,11 @@ from pettingzoo import AECEnv
 from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.skat import actions as A
 from envs.skat.cards import CARD_NAMES, GAME_NAMES, NUM_CARDS
+from envs.skat.deal import POSITION_NAMES, deal_from_deck, parse_deal
 from envs.skat.observation import OBSERVATION_SIZE, OBSERVATION_VERSION, ObservationEncoder
 from envs.skat.options import OPTION_NAMES
 from envs.skat.render import render_table
-from envs.skat.rules import AUCTION, DONE, PLAY, POSITION_NAMES, SkatGame, SkatState, deal_from_deck, parse_deal
+from envs.skat.rules import AUCTION, DONE, PLAY, SkatGame, SkatState
 from envs.wrappers import ClassicWrapper
 
 AGENTS = ("player_0", "player_1", "player_2")

@@ -374,6 +374,7 @@ class SkatGame:
             if len(masks) != 3 or any(m.bit_count() != 10 for m in masks) or skat_mask.bit_count() != 2 or (
                 masks[0] | masks[1] | masks[2] | skat_mask
             ) != FULL_DECK:
+                parse_deal([cards_of(m) for m in masks], cards_of(skat_mask))  # raises, naming what is wrong
                 raise ValueError("a Skat deal needs three hands of 10 and a skat of 2, every card once")
         else:
             masks, skat_mask = parse_deal(hands, skat)  # type: ignore[arg-type]
