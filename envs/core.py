@@ -2,13 +2,16 @@
 
 A rules core is plain Python with no RL imports. ``train.bench`` and search agents use only
 what is declared here, so any game that follows it can be simulated and benchmarked the same way.
+Both rules cores (``envs.skat.rules``, ``envs.thirtyone.rules``) follow it;
+tests/test_rules_core_protocol.py checks that, and plays both through these names alone.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
+@runtime_checkable
 class State(Protocol):
     """A position of one deal/game. Cheap to copy; mutated in place by ``apply_action``."""
 
@@ -25,11 +28,13 @@ class State(Protocol):
     def clone(self) -> State: ...
 
 
+@runtime_checkable
 class Game(Protocol):
     """Holds the options; makes initial states."""
 
     num_players: int
     num_actions: int
+    options: object  # a frozen dataclass: SkatOptions, ThirtyOneOptions
 
     def new_initial_state(self, seed: int | None = None) -> State: ...
 

@@ -22,7 +22,10 @@ with Stable-Baselines3 / sb3-contrib's ``MaskablePPO`` (the env has ``action_mas
   agent per other seat (needed for agents that keep per-deal state). ``reset()`` is called on
   them at every deal.
 * Illegal action: ``ValueError`` by default; ``illegal_reward=-1.0`` ends the episode with that
-  reward instead (as PettingZoo's ``TerminateIllegalWrapper`` does).
+  reward instead (as PettingZoo's ``TerminateIllegalWrapper`` does). An action that is not an
+  integer (``3.7``, ``"5"``, ``True``) is a ``ValueError`` either way.
+* ``gymnasium.utils.env_checker.check_env`` passes with ``illegal_reward`` set: it steps with
+  unmasked random actions, most of them illegal, which raise by default.
 
 This module also holds the game name -> PettingZoo module lookup the rest of the project uses.
 """
@@ -37,6 +40,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from envs import GAMES, aec_env, env_module  # noqa: E402,F401  (re-exported for older imports)
+from envs.checks import as_integer
 
 
 class SingleAgentEnv(gym.Env):
@@ -103,7 +107,7 @@ class SingleAgentEnv(gym.Env):
     def step(self, action: Any):
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset() first")
-        action = int(action)
+        action = as_integer(action, "action")  # 3.7 is an error, not action 3
         mask = self._obs["action_mask"]
         if not (0 <= action < len(mask) and mask[action]):
             if self.illegal_reward is None:

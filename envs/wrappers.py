@@ -20,6 +20,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from envs.checks import as_action
+
 _BEFORE_RESET = "{} cannot be accessed before reset"
 # Action types that skip the general AssertOutOfBounds test (bool is not among them: an int
 # subclass, but no action).
@@ -39,7 +41,8 @@ class _Iterator(AECOrderEnforcingIterator):
             raise StopIteration
         self.iters_til_term -= 1
         env = self.env
-        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        if not env._has_updated:  # PettingZoo's assert, raised explicitly so that python -O keeps it
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
         env._has_updated = False
         return raw.agent_selection
 
@@ -50,8 +53,9 @@ class _Iterable(AECOrderEnforcingIterable):
 
 
 class ClassicWrapper(OrderEnforcingWrapper):
-    """Terminate on an illegal move (offender gets ``illegal_reward``), assert actions are in
-    bounds, and enforce reset-before-use, exactly as PettingZoo's three classic wrappers do."""
+    """Terminate on an illegal move (offender gets ``illegal_reward``), check that actions are in
+    bounds (AssertionError, as PettingZoo's), and enforce reset-before-use, exactly as PettingZoo's
+    three classic wrappers do."""
 
     def __init__(self, env: AECEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(env)
@@ -151,15 +155,19 @@ class ClassicWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        if action.__class__ in _INT_TYPES:  # AssertOutOfBoundsWrapper, the usual case first
+        # AssertOutOfBoundsWrapper: the same AssertionError, raised explicitly (python -O keeps it; an
+        # assert would vanish there and -1 would index the mask from the end).
+        if action.__class__ in _INT_TYPES:  # the usual case first
             a = _index(action)  # a Python int: compares and indexes faster than a numpy scalar
-            assert 0 <= a < self._num_actions, "action is not in action space"
+            if not 0 <= a < self._num_actions:
+                raise AssertionError("action is not in action space")
         else:
             a = action
             if not (action is None and dead):
-                ok = isinstance(action, int | np.integer) and not isinstance(action, bool) or (
-                    isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer))
-                assert ok and 0 <= int(action) < self._num_actions, "action is not in action space"
+                try:
+                    a = as_action(action, self._num_actions)
+                except ValueError:
+                    raise AssertionError("action is not in action space") from None
         mask = self._prev_mask  # TerminateIllegalWrapper
         if mask is None and not dead:
             mask = raw.action_mask(agent) if hasattr(raw, "action_mask") else self.observe(agent)["action_mask"]

@@ -19,6 +19,22 @@ def test_passes_gymnasium_env_checker(game):
 
 
 @pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_the_readme_construction_passes_the_env_checker_with_illegal_reward(game):
+    n = len(aec_env(game, **ENV_OPTIONS[game]).possible_agents)
+    opponents = [agents.make("rule", game=game, seed=i) for i in range(n - 1)]
+    check_env(SingleAgentEnv(game, opponents=opponents, env_options=ENV_OPTIONS[game], reward_scale=0.01,
+                             illegal_reward=-1.0), skip_render_check=True)
+
+
+@pytest.mark.parametrize("action", [3.7, "64", True, np.float64(64.0)])
+def test_non_integer_actions_are_errors_even_with_illegal_reward(action):
+    env = SingleAgentEnv("skat", illegal_reward=-1.0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="is not an integer"):
+        env.step(action)
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
 def test_episodes_follow_the_pettingzoo_rewards(game):
     n = len(aec_env(game, **ENV_OPTIONS[game]).possible_agents)
     opponents = [agents.make("rule", game=game, seed=i) for i in range(n - 1)]

@@ -55,6 +55,15 @@ REAL_LEFT = (
     "DK.CQ 1 18 0 p w LE.2 ]R[d:-1 penalty v:0 m:0 bidok p:0 t:0 s:0 z:0 p0:0 p1:0 p2:1 l:2 to:-1] ;)"
 )
 
+REAL_UNKNOWN_MOVE_LEFT = (  # the server wrote forehand's lead as '??', then middlehand left
+    "(;GM[Skat]PC[Internet Skat Server]SE[2171]ID[18358]DT[2008-05-25/17:57:24/UTC]P0[kermit2]P1[kermit1]"
+    "P2[mic]R0[0.0]R1[null]R2[0.0]MV[w C9.D7.HT.HA.SA.HQ.SJ.S7.C8.HJ.H7.CQ.DQ.D9.H9.S8.H8.CT.HK.SQ.CA.CK.SK.CJ."
+    "D8.DT.DK.C7.DJ.S9.ST.DA 1 18 0 p 2 20 1 p 2 s w ST.DA 2 G.DT.ST 0 ?? w LE.1 ]R[d:2 win v:96 m:1 bidok "
+    "p:120 t:10 s:1 z:1 p0:0 p1:0 p2:0 l:1 to:-1] ;)"
+)
+REAL_RECORDS = (REAL, REAL_OVERBID_DECLARE_THEN_DISCARD, REAL_CLUBS_HAND_SCHWARZ, REAL_GRAND_OUVERT_SHOWN,
+                REAL_NULL_OUVERT_RESIGNED, REAL_LEFT, REAL_UNKNOWN_MOVE_LEFT)
+
 
 def rec(rid: int | str, deal: str, moves: str, result: str) -> str:
     return (f"(;GM[Skat]PC[International Skat Server]CO[]SE[1]ID[{rid}]DT[2024-01-01/00:00:00/UTC]P0[ann]P1[bob]"
@@ -191,10 +200,26 @@ def test_timeout_in_the_auction_and_reason_from_result_fields():
     (REAL_GRAND_OUVERT_SHOWN, 0, "GO", "shown cards", 192),
     (REAL_NULL_OUVERT_RESIGNED, 1, "NO", "resigned", 46),
     (REAL_LEFT, None, None, "left", 0),
+    (REAL_UNKNOWN_MOVE_LEFT, 2, "G", "left", 96),
 ])
 def test_real_incomplete_records(line, declarer, contract, reason, value):
     g = iss.replay(line)
     assert (g.declarer, g.contract, g.reason, g.value, g.complete) == (declarer, contract, reason, value, False)
+
+
+def test_unknown_move_stops_the_replay_there():
+    g = iss.replay(REAL_UNKNOWN_MOVE_LEFT)
+    assert g.state.trick_count == 0 and g.state.trick == [] and g.matadors == 1 and g.bid == 20
+
+
+def test_a_move_after_an_unknown_move_is_an_error():
+    line = REAL_UNKNOWN_MOVE_LEFT.replace("0 ?? w LE.1", "0 ?? 1 CQ")
+    raises(line, "18358", "'1 CQ'", "after the unknown move '0 ??'")
+
+
+def test_an_unknown_move_without_a_reason_is_an_error():
+    line = REAL_UNKNOWN_MOVE_LEFT.replace(" w LE.1 ", " ").replace("l:1", "l:-1")
+    raises(line, "18358", "stops at the unknown move '0 ??'", "gives no reason")
 
 
 # --- errors ----------------------------------------------------------------------------------
@@ -273,7 +298,7 @@ def test_gzip_file(tmp_path):
 
 
 def test_cli_counts(record_file, capsys):
-    assert iss.main([str(record_file)]) == 0
+    assert iss.main([str(record_file)]) == 1  # one record is an error
     out = capsys.readouterr().out
     assert "records     5" in out and "complete    2" in out and "incomplete  2" in out
     assert "passed in:" in out and "left:" in out and "errors      1" in out and "541932" in out
@@ -282,8 +307,15 @@ def test_cli_counts(record_file, capsys):
 def test_cli_as_module(record_file):
     proc = subprocess.run([sys.executable, "-m", "envs.skat.iss", str(record_file)], capture_output=True, text=True,
                           timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # one record is an error
     assert "complete    2" in proc.stdout
+
+
+def test_the_shipped_sample_is_the_real_records(capsys):
+    assert iss.SAMPLE.read_text().splitlines() == list(REAL_RECORDS)
+    assert iss.main([str(iss.SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "records     7" in out and "complete    3" in out and "incomplete  4" in out and "errors      0" in out
 
 
 # --- round trip: random games of the rules core, written as ISS records ----------------------

@@ -81,7 +81,7 @@ def test_mask_only_for_the_agent_to_act() -> None:
 def test_reset_with_a_fixed_deck_and_dealer() -> None:
     e = thirtyone_v0.env(num_players=4)
     deck = make_deck(QUIET4, "DK", "SA", dealer=3, n=4)
-    e.reset(seed=1, options={"deck": deck, "dealer": 3, "unknown": 1})
+    e.reset(seed=1, options={"deck": deck, "dealer": 3})
     assert e.agent_selection == "player_0"
     info = decode(e.observe("player_0"))
     assert sorted(info["hand"]) == sorted([0, 14, 28]) and info["top"] == 50 and info["stock"] == 39

@@ -8,6 +8,7 @@ bit set. Game types share the suit numbering: 0..3 are the suit games with that 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 from envs.bitset import cards_of  # noqa: F401  (re-exported: part of this module's API)
@@ -44,6 +45,9 @@ def name(c: int) -> str:
     return SUITS[c >> 3] + RANKS[c & 7]
 
 
+card_name = name  # the name Thirty-One's cards module uses
+
+
 CARD_NAMES = tuple(name(c) for c in range(NUM_CARDS))
 
 
@@ -52,25 +56,63 @@ def pretty(c: int) -> str:
     return SUIT_SYMBOLS[c >> 3] + RANKS[c & 7].replace("T", "10")
 
 
+def card_id(c: int | str) -> int:
+    """A card name or id -> its id; ValueError naming a bad one."""
+    if isinstance(c, str):
+        return card(c)
+    if not isinstance(c, bool):
+        try:
+            i = operator.index(c)  # an int or a numpy integer
+        except TypeError:
+            i = -1
+        if 0 <= i < NUM_CARDS:
+            return i
+    raise ValueError(f"not a Skat card: {c!r} (a name such as 'CJ' or an id 0..{NUM_CARDS - 1})")
 
 
 def mask_of(cards: Iterable[int | str]) -> int:
+    """Card names or ids -> bit set; ValueError naming a bad card or one given twice."""
     m = 0
     for c in cards:
-        c = card(c) if isinstance(c, str) else c
-        if not 0 <= c < NUM_CARDS:
-            raise ValueError(f"card id out of range: {c}")
+        c = card_id(c)
         if m >> c & 1:
             raise ValueError(f"card {name(c)} given twice")
         m |= 1 << c
     return m
 
 
-def parse_cards(text: str | Iterable[str]) -> int:
-    """``"CJ SA HT"`` (or a list of names) -> bit set."""
-    if isinstance(text, str):
-        text = text.replace(",", " ").replace(".", " ").split()
-    return mask_of(text)
+def _tokens(cards: str | Iterable[int | str]) -> Iterable[int | str]:
+    if isinstance(cards, str):
+        return cards.replace(",", " ").replace(".", " ").split()
+    if not isinstance(cards, Iterable):
+        raise ValueError(f"cards must be a string such as 'CJ SA HT' or a list of card names, got {cards!r}")
+    return cards
+
+
+def parse_cards(cards: str | Iterable[int | str]) -> int:
+    """A set of cards -> bit set: ``"CJ SA HT"`` (or ``"CJ.SA.HT"``, a list of names or ids). A
+    card given twice is a ValueError. For an order that matters (a deck) see :func:`parse_card_list`."""
+    return mask_of(_tokens(cards))
+
+
+def parse_card_list(cards: str | Iterable[int | str]) -> list[int]:
+    """Cards in the order given -> ids (``"CJ SA"`` -> ``[4, 15]``); repeats are kept."""
+    return [card_id(c) for c in _tokens(cards)]
+
+
+def check_deck(deck: Iterable[int | str]) -> list[int]:
+    """A full deck order (card names or ids) -> ids; ValueError naming what is wrong (duplicates,
+    missing cards)."""
+    if isinstance(deck, str) or not isinstance(deck, Iterable):
+        raise ValueError(f"a Skat deck must be a list of the 32 cards in dealing order, such as ['CJ', 'D7', ...], "
+                         f"got {deck!r}")
+    ids = parse_card_list(deck)
+    if len(ids) != NUM_CARDS or len(set(ids)) != NUM_CARDS:
+        dup = sorted({name(c) for c in ids if ids.count(c) > 1})
+        missing = [name(c) for c in range(NUM_CARDS) if c not in ids]
+        raise ValueError(f"a Skat deck must hold each of the 32 cards exactly once; got {len(ids)} cards "
+                         f"(duplicates {dup}, missing {missing})")
+    return ids
 
 
 def points(mask: int) -> int:

@@ -15,17 +15,24 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.skat import actions as A
 from envs.skat.cards import CARD_NAMES, GAME_NAMES, NUM_CARDS
+from envs.skat.deal import POSITION_NAMES, deal_from_deck, parse_deal
 from envs.skat.observation import OBSERVATION_SIZE, OBSERVATION_VERSION, ObservationEncoder
+from envs.skat.options import OPTION_NAMES
 from envs.skat.render import render_table
-from envs.skat.rules import AUCTION, DONE, PLAY, POSITION_NAMES, SkatGame, SkatState, deal_from_deck, parse_deal
+from envs.skat.rules import AUCTION, DONE, PLAY, SkatGame, SkatState
 from envs.wrappers import ClassicWrapper
 
 AGENTS = ("player_0", "player_1", "player_2")
 _SEAT = {a: i for i, a in enumerate(AGENTS)}
 _MASK_BYTES = (A.NUM_ACTIONS + 7) // 8
-ENV_OPTIONS = ("render_mode", "scoring", "kontra", "ramsch", "dealer")
+ENV_OPTIONS = ("render_mode", *OPTION_NAMES)
+RESET_OPTIONS = ("deal", "dealer")
+DEAL_KEYS = ("hands", "skat", "deck")
+_DEAL_FORMAT = ("{'hands': [hand of player_0, player_1, player_2], 'skat': 'XX YY'} in card notation (e.g. "
+                "{'hands': ['CJ SJ ...', ...], 'skat': 'SA SQ'}), or {'deck': [the 32 cards in dealing order]}")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -36,27 +43,19 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):
     metadata = {"render_modes": ["human", "ansi"], "name": "skat_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        scoring: str = "tournament",
-        kontra: bool = False,
-        ramsch: bool = False,
-        dealer: int | None = None,
-        **unknown: Any,
-    ) -> None:
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        """Keyword options as in :class:`envs.skat.options.SkatOptions`: ``scoring``, ``kontra``,
+        ``ramsch``, ``dealer``."""
+        unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
-            raise ValueError(f"unknown Skat env option(s) {sorted(unknown)}; valid options: {list(ENV_OPTIONS)}")
-        EzPickle.__init__(self, render_mode, scoring, kontra, ramsch, dealer)
+            raise ValueError(f"unknown Skat env option(s) {unknown}; valid options: {list(ENV_OPTIONS)}")
+        EzPickle.__init__(self, render_mode=render_mode, **options)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
-        if dealer is not None and dealer not in (0, 1, 2):
-            raise ValueError(f"dealer must be a seat 0, 1 or 2 (or None to rotate), got {dealer!r}")
-        self.game = SkatGame(scoring=scoring, kontra=kontra, ramsch=ramsch)
+        self.game = SkatGame(**options)
+        self.fixed_dealer = self.game.options.dealer
         self.render_mode = render_mode
-        self.options = {"scoring": scoring, "kontra": kontra, "ramsch": ramsch, "dealer": dealer}
-        self.fixed_dealer = dealer
         self.possible_agents = list(AGENTS)
         self.agents = []
         obs_space = spaces.Dict(
@@ -93,20 +92,27 @@ class raw_env(AECEnv, EzPickle):
 
     # --- PettingZoo API -------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new deal. ``options`` may hold ``dealer`` (the seat that deals this deal) and ``deal``:
+        ``{"hands": [hands of player_0, player_1, player_2], "skat": "XX YY"}`` in card notation, or
+        ``{"deck": [32 cards]}`` dealt 3-skat-4-3 from forehand. Other keys are a ValueError."""
+        options = check_reset_options(options, RESET_OPTIONS)
+        seed = as_seed(seed)
+        dealer = options.get("dealer")
+        if dealer is not None:
+            dealer = as_seat(dealer, 3, "reset option 'dealer'")
+        deal = options.get("deal")
+        if deal is not None:
+            _check_deal(deal)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._deal_count = 0
-        options = options or {}
-        if self.fixed_dealer is not None:
+        if dealer is not None:
+            self.dealer = dealer
+        elif self.fixed_dealer is not None:
             self.dealer = self.fixed_dealer
         else:
             self.dealer = (2 + self._deal_count) % 3  # the first dealer is player_2: player_0 leads
-        if options.get("dealer") is not None:
-            if options["dealer"] not in (0, 1, 2):
-                raise ValueError(f"reset option 'dealer' must be 0, 1 or 2, got {options['dealer']!r}")
-            self.dealer = options["dealer"]
         self._deal_count += 1
-        deal = options.get("deal")
         if deal is not None:
             self.state = self._state_from_deal(deal)
         else:
@@ -121,11 +127,10 @@ class raw_env(AECEnv, EzPickle):
         self._encoder.refresh(self.state)
         self.agent_selection = self.agent_at(self.state.current_player)
 
-    def _state_from_deal(self, deal: Any) -> SkatState:
-        if not isinstance(deal, dict) or "hands" not in deal or "skat" not in deal:
-            raise ValueError("reset option 'deal' must be {'hands': [hand of player_0, player_1, player_2], 'skat': "
-                             "'XX YY'} in card notation, e.g. {'hands': ['CJ SJ ...', ...], 'skat': 'SA SQ'}")
-        hands_by_seat, skat = parse_deal(deal["hands"], deal["skat"])
+    def _state_from_deal(self, deal: dict[str, Any]) -> SkatState:
+        if "deck" in deal:
+            return self.game.new_initial_state(deck=deal["deck"])
+        hands_by_seat, skat = parse_deal(deal["hands"], deal["skat"], AGENTS)
         hands = [hands_by_seat[(self.dealer + 1 + pos) % 3] for pos in range(3)]
         return self.game.state_from_deal(hands, skat)
 
@@ -143,16 +148,16 @@ class raw_env(AECEnv, EzPickle):
         return self._zero_mask.copy()
 
     def step(self, action: int) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            return self._was_dead_step(action)
-        state = self.state
         try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"Skat action must be an integer 0..{A.NUM_ACTIONS - 1}, got {action!r}") from None
-        if not 0 <= action < A.NUM_ACTIONS:
-            raise ValueError(f"Skat action {action} out of range 0..{A.NUM_ACTIONS - 1}")
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before the first reset, or every agent has left
+            raise ValueError("step() without a deal in progress: the deal is over (every agent has taken its "
+                             "final step) or reset() was never called; call reset() to deal") from None
+        if dead:
+            return self._was_dead_step(action)
+        action = as_action(action, A.NUM_ACTIONS, agent)
+        state = self.state
         pos = state.current_player
         phase = state.phase
         state.apply_action(action)  # raises a ValueError naming the action if it is illegal
@@ -226,3 +231,16 @@ class raw_env(AECEnv, EzPickle):
 
     def hand_of(self, agent: str) -> list[str]:
         return [CARD_NAMES[c] for c in range(NUM_CARDS) if self.state.hands[self.position_of(agent)] >> c & 1]
+
+
+def _check_deal(deal: Any) -> None:
+    """The shape of the reset option ``deal`` (the cards themselves are checked when it is dealt)."""
+    if not isinstance(deal, dict):
+        raise ValueError(f"reset option 'deal' must be {_DEAL_FORMAT}; got {deal!r}")
+    check_keys(deal, DEAL_KEYS, "reset option 'deal'")
+    if "deck" in deal:
+        if "hands" in deal or "skat" in deal:
+            raise ValueError("reset option 'deal' takes either 'deck' or 'hands' and 'skat', not both")
+    elif "hands" not in deal or "skat" not in deal:
+        missing = "hands" if "hands" not in deal else "skat"
+        raise ValueError(f"reset option 'deal' has no {missing!r}; it must be {_DEAL_FORMAT}")

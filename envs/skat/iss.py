@@ -1,13 +1,18 @@
 """Import International Skat Server (ISS) game records and replay them through the rules core.
 
-``parse(line)`` reads one record ``(;GM[Skat]...ID[..]...MV[...]R[...] ;)`` into an :class:`IssRecord`;
+``parse(line)`` reads one record ``(;GM[Skat]...ID[..]...MV[...]R[...] ;)`` into an :class:`IssRecord`
+(the record format lives in ``envs.skat.iss_record``; its names are re-exported here);
 ``replay(line)`` plays it through :mod:`envs.skat.rules`, checking every move, and returns an
 :class:`IssGame`. For games played to the end, the replay's value, win/loss, matadors, card points
 and tricks must agree with the server's ``R[]`` fields. Games that ended early (resigned, shown
 cards, timeout, a player left) or were passed in come back with ``complete=False`` and a ``reason``;
-their value/won/points/tricks are the server's. Malformed records, illegal moves and disagreements
-raise :class:`IssError` naming the record id and the move (index into ``moves`` and text).
-``python -m envs.skat.iss FILE...`` replays files (plain, ``.gz`` or ``.bz2``) and prints counts.
+their value/won/points/tricks are the server's. A move the server recorded as ``??`` (unknown: seen
+in records where a player then left) ends the replay there; the record then needs its reason too.
+Malformed records, illegal moves and disagreements raise :class:`IssError` naming the record id and
+the move (index into ``moves`` and text).
+``python -m envs.skat.iss FILE...`` replays files (plain, ``.gz`` or ``.bz2``) and prints counts; its
+exit status is 1 when any record is an error, 2 when a file cannot be read. :data:`SAMPLE` is a small
+file of real records that ships with the package.
 """
 
 from __future__ import annotations
@@ -21,63 +26,29 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO
 
 from envs.skat import actions as A
 from envs.skat.cards import CARD_NAMES, NULL, card, format_cards, mask_of
+from envs.skat.iss_record import CARD as _CARD
+from envs.skat.iss_record import Fail as _Fail
+from envs.skat.iss_record import IssError, IssRecord, contract_label, parse
+from envs.skat.iss_record import cards as _cards
 from envs.skat.rules import DISCARD, DONE, PHASE_NAMES, SKAT, SkatGame, SkatState
 from envs.skat.scoring import matadors as count_matadors
 from envs.skat.scoring import null_value
 
 REASONS = ("passed in", "resigned", "shown cards", "timeout", "left")
+SAMPLE = Path(__file__).parent / "data" / "iss_sample.txt"  # real ISS records (published in open-source clients)
+UNKNOWN_MOVE = "??"
 ERROR_MODES = ("raise", "skip")
 
-_CARD = re.compile(r"[CSHD][789TJQKA]")
 _CONTRACT = re.compile(r"([GCSHDN])([HSZO]*)((?:\.[^.]+)*)")
 _CARD_LIST = re.compile(r"[^.]+(?:\.[^.]+)+")
-_PROPERTY = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
-_ID = re.compile(r"(?<![A-Z])ID\[([^\]]*)\]")
 _GAME = SkatGame(scoring="classic")  # ISS charges classic scores: +value won, -2 x value lost
 
-
-class IssError(ValueError):
-    """A malformed record, an illegal move or a disagreement with the server's result."""
-
-    def __init__(self, record_id: str | None, problem: str, move_index: int | None = None,
-                 move: str | None = None) -> None:
-        self.record_id, self.problem, self.move_index, self.move = record_id, problem, move_index, move
-        self.location = ""  # "file:line", filled in by iter_records
-        super().__init__(record_id, problem, move_index, move)  # all four, so it pickles
-
-    def __str__(self) -> str:
-        where = f"ISS record {self.record_id if self.record_id is not None else '?'}"
-        if self.move_index is not None:
-            where += f", move {self.move_index} {self.move!r}"
-        return f"{self.location + ': ' if self.location else ''}{where}: {self.problem}"
-
-
-@dataclass(frozen=True)
-class IssRecord:
-    """One record as written. ``moves`` are the (actor, token) pairs after the deal; the actor is
-    ``"0"``, ``"1"``, ``"2"`` (seat 0 is forehand) or ``"w"`` (the server). ``deal`` is the 32 card ids
-    in record order: seat 0 gets 1-10, seat 1 11-20, seat 2 21-30, the skat 31-32. ``result`` holds
-    the ``R[]`` fields: ``"v:-54"`` becomes ``{"v": "-54"}``, a bare flag ``"loss"`` ``{"loss": ""}``."""
-
-    id: str
-    players: tuple[str, str, str]
-    date: str
-    deal: tuple[int, ...]
-    moves: tuple[tuple[str, str], ...]
-    result: dict[str, str]
-    properties: dict[str, str] = field(repr=False)
-
-    @property
-    def hands(self) -> tuple[int, int, int]:
-        return mask_of(self.deal[0:10]), mask_of(self.deal[10:20]), mask_of(self.deal[20:30])
-
-    @property
-    def skat(self) -> int:
-        return mask_of(self.deal[30:32])
+__all__ = ["ERROR_MODES", "REASONS", "SAMPLE", "IssError", "IssGame", "IssRecord", "contract_label", "iter_records",
+           "main", "parse", "parse_file", "replay", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -99,89 +70,6 @@ class IssGame:
     record: IssRecord = field(repr=False, compare=False)
 
 
-def _cards(tokens: Iterable[str], fail: _Fail, what: str) -> list[int]:
-    out = []
-    for t in tokens:
-        if not _CARD.fullmatch(t):
-            fail(f"{what}: {t!r} is not a card (hidden or unknown cards cannot be replayed)")
-        out.append(card(t))
-    if len(set(out)) != len(out):
-        fail(f"{what}: a card appears twice")
-    return out
-
-
-class _Fail:
-    def __init__(self, record_id: str | None) -> None:
-        self.record_id = record_id
-        self.index: int | None = None
-        self.move: str | None = None
-
-    def __call__(self, problem: str) -> NoReturn:
-        raise IssError(self.record_id, problem, self.index, self.move)
-
-
-def parse(line: str) -> IssRecord:
-    """Read one ISS record (no replay). Raises IssError for anything malformed."""
-    text = line.strip()
-    m = _ID.search(text)
-    fail = _Fail(m.group(1) if m else None)
-    if not (text.startswith("(;") and text.endswith(";)")):
-        fail("not an ISS record: expected '(;GM[Skat]...MV[...]R[...] ;)'")
-    body, props, pos = text[2:-2], {}, 0
-    for pm in _PROPERTY.finditer(body):
-        if body[pos:pm.start()].strip():
-            fail(f"unexpected text {body[pos:pm.start()].strip()[:30]!r} between properties")
-        if pm.group(1) in props:
-            fail(f"property {pm.group(1)} given twice")
-        props[pm.group(1)] = pm.group(2)
-        pos = pm.end()
-    if body[pos:].strip():
-        fail(f"unexpected text {body[pos:].strip()[:30]!r} after the properties")
-    if props.get("GM", "Skat") != "Skat":
-        fail(f"GM[{props['GM']}] is not a Skat record")
-    for key in ("ID", "MV"):
-        if key not in props:
-            fail(f"missing property {key}[...]")
-    tokens = props["MV"].split()
-    if len(tokens) % 2:
-        fail(f"MV holds {len(tokens)} tokens; expected (actor, move) pairs")
-    pairs = list(zip(tokens[::2], tokens[1::2], strict=True))
-    for i, (who, tok) in enumerate(pairs):
-        if who not in ("w", "0", "1", "2"):
-            fail.index, fail.move = (i - 1 if i else None), f"{who} {tok}"
-            fail(f"actor {who!r} is not a seat (0, 1, 2) or 'w'")
-    if not pairs or pairs[0][0] != "w":
-        fail("MV must start with the deal 'w <32 cards>'")
-    deal = _cards(pairs[0][1].split("."), fail, "the deal")
-    if len(deal) != 32:
-        fail(f"the deal has {len(deal)} cards, expected 32")
-    result: dict[str, str] = {}
-    for item in props.get("R", "").split():
-        key, _, val = item.partition(":")
-        result[key] = val
-    players = (props.get("P0", ""), props.get("P1", ""), props.get("P2", ""))
-    return IssRecord(props["ID"], players, props.get("DT", ""), tuple(deal), tuple(pairs[1:]), result, props)
-
-
-def contract_label(kind: str, mods: str) -> str:
-    """ISS contract letters (mods in any order) -> our contract label: ``"GZSH"`` -> ``"GHZ"``,
-    ``"GO"`` -> ``"GHO"`` (suit/grand ouvert implies hand and schwarz), ``"NHO"`` -> ``"NOH"``."""
-    if kind not in "GCSHDN" or len(kind) != 1:
-        raise ValueError(f"unknown game type {kind!r}; expected one of G C S H D N")
-    if len(set(mods)) != len(mods) or set(mods) - set("HSZO"):
-        raise ValueError(f"bad modifiers {mods!r}; expected each of H S Z O at most once")
-    if kind == "N":
-        if set(mods) & set("SZ"):
-            raise ValueError("a null game cannot announce schneider or schwarz")
-        return "N" + ("O" if "O" in mods else "") + ("H" if "H" in mods else "")
-    ouvert = "O" in mods
-    hand, schwarz = "H" in mods or ouvert, "Z" in mods or ouvert
-    if ("S" in mods or schwarz) and not hand:
-        raise ValueError("schneider/schwarz can only be announced in a hand game")
-    label = kind + ("H" if hand else "") + ("S" if "S" in mods and not schwarz else "")
-    return label + ("Z" if schwarz and not ouvert else "") + ("O" if ouvert else "")
-
-
 class _Replay:
     def __init__(self, record: IssRecord) -> None:
         self.rec, self.fail = record, _Fail(record.id)
@@ -191,6 +79,7 @@ class _Replay:
         self.pending = False  # declared after the pickup; the discards come in the next move
         self.expect_skat = False
         self.reason: str | None = None
+        self.unknown: str | None = None  # the first move recorded as '??', as "seat ??"
 
     def act(self, action: int) -> None:
         try:
@@ -225,6 +114,11 @@ class _Replay:
     def move(self, seat: int, tok: str) -> None:
         st = self.state
         self.expect_skat = False
+        if tok == UNKNOWN_MOVE:
+            self.unknown = self.unknown or f"{seat} {tok}"
+            return
+        if self.unknown is not None and tok not in ("RE", "SC") and not tok.startswith("SC."):
+            self.fail(f"a move after the unknown move {self.unknown!r} cannot be replayed")
         if tok == "RE":
             self.end("resigned")
             return
@@ -349,7 +243,8 @@ def replay(line: str | IssRecord) -> IssGame:
         elif r.result_int("r", 0) == 1:
             reason = "resigned"
         else:
-            r.fail(f"the record stops in phase {PHASE_NAMES[st.phase]} before the game is over and gives no "
+            stop = f"stops at the unknown move {r.unknown!r}" if r.unknown else "stops"
+            r.fail(f"the record {stop} in phase {PHASE_NAMES[st.phase]} before the game is over and gives no "
                    "reason (no RE, SC, TI or LE)")
     mat = 0
     if r.label is not None and declarer is not None and r.label[0] != "N":
@@ -409,7 +304,9 @@ def _progress(it: Iterator[IssGame], desc: str) -> Iterator[IssGame]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m envs.skat.iss", description="Replay ISS game records, print counts.")
+    ap = argparse.ArgumentParser(prog="python -m envs.skat.iss",
+                                 description="Replay ISS game records, print counts. Exit status 1 when any record "
+                                             "is an error, 2 when a file cannot be read.")
     ap.add_argument("files", nargs="+", help="files of one ISS record per line (plain, .gz or .bz2)")
     ap.add_argument("--show-errors", type=int, default=5, metavar="N", help="print the first N errors (default 5)")
     args = ap.parse_args(argv)
@@ -431,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"errors      {len(errors)}")
     for e in errors[: args.show_errors]:
         print(f"  {e}")
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from envs.skat import actions as A
-from envs.skat.cards import cards_of, pretty
-from envs.skat.rules import PHASE_NAMES, POSITION_NAMES, SkatState
+from envs.skat.cards import EFFECTIVE_SUIT_SORT, GRAND, ORDER, cards_of, pretty
+from envs.skat.rules import PHASE_NAMES, PLAY, POSITION_NAMES, SkatState
 
 
 def _cards(mask: int, game: int) -> str:
-    from envs.skat.cards import EFFECTIVE_SUIT_SORT, GRAND, ORDER
-
     order = ORDER[GRAND if game < 0 else game]
     cs = sorted(cards_of(mask), key=lambda c: (-EFFECTIVE_SUIT_SORT[c], -order[c]))
     return " ".join(pretty(c) for c in cs) or "-"
@@ -32,7 +30,7 @@ def render_table(state: SkatState, agents: list[str]) -> str:
     if state.contract is not None:
         extra = " kontra" if state.doubling == 2 else " kontra re" if state.doubling == 4 else ""
         lines.append(f"  game: {state.contract.label} at bid {state.bid}{extra}")
-    elif state.phase >= 6 and state.declarer < 0 and not state.passed_in:
+    elif state.phase >= PLAY and state.declarer < 0 and not state.passed_in:
         lines.append("  game: Ramsch")
     if state.trick:
         played = [f"{POSITION_NAMES[(state.leader + i) % 3]}: {pretty(c)}" for i, c in enumerate(state.trick)]

@@ -11,33 +11,27 @@ PettingZoo env maps table seats onto them. Phases::
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+from envs.checks import as_integer
 from envs.skat import actions as A
-from envs.skat.cards import (
-    CARD_NAMES,
-    EFF_SUIT,
-    FOLLOW,
-    FULL_DECK,
-    GRAND,
-    NULL,
-    NUM_CARDS,
-    POINTS,
-    cards_of,
-    parse_cards,
-    trick_winner,
+from envs.skat.cards import EFF_SUIT, FOLLOW, FULL_DECK, GRAND, NULL, NUM_CARDS, POINTS, cards_of, trick_winner
+from envs.skat.deal import (  # noqa: F401  (DEAL_PATTERN, FOREHAND..REARHAND: re-exported, as before)
+    DEAL_PATTERN,
+    FOREHAND,
+    MIDDLEHAND,
+    POSITION_NAMES,
+    REARHAND,
+    deal,
+    deal_from_deck,
+    parse_deal,
 )
-from envs.skat.scoring import SCORING_SYSTEMS, Outcome, null_value, ramsch_scores, seat_scores, settle
+from envs.skat.options import SkatOptions, validate_options
+from envs.skat.scoring import Outcome, null_value, ramsch_scores, seat_scores, settle
 
 AUCTION, SKAT, DISCARD, DECLARE, KONTRA, RE, PLAY, DONE = range(8)
 PHASE_NAMES = ("auction", "skat", "discard", "declare", "kontra", "re", "play", "done")
-FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
-POSITION_NAMES = ("forehand", "middlehand", "rearhand")
-
-# The official deal: 3 to each, 2 to the skat, 4 to each, 3 to each (forehand first).
-DEAL_PATTERN: tuple[int, ...] = (0,) * 3 + (1,) * 3 + (2,) * 3 + (3,) * 2 + (0,) * 4 + (1,) * 4 + (2,) * 4 + (
-    0,
-) * 3 + (1,) * 3 + (2,) * 3
 
 _NULL_CONTRACTS = {i: null_value(c) for i, c in enumerate(A.CONTRACTS) if c.game == NULL}
 _PICKUP_CONTRACTS = tuple(i for i, c in enumerate(A.CONTRACTS) if not c.hand)
@@ -48,53 +42,11 @@ _BID_ACTIONS = tuple(A.BID + i for i in range(A.NUM_BIDS))
 _ALL_BIDS = ((1 << A.NUM_BIDS) - 1) << A.BID
 
 
-class SkatRules:
-    """The rule options of a table. Unknown options raise ValueError naming the valid ones."""
-
-    __slots__ = ("scoring", "kontra", "ramsch")
-
-    def __init__(self, scoring: str = "tournament", kontra: bool = False, ramsch: bool = False) -> None:
-        if scoring not in SCORING_SYSTEMS:
-            raise ValueError(f"unknown scoring system {scoring!r}; expected one of {SCORING_SYSTEMS}")
-        for key, val in (("kontra", kontra), ("ramsch", ramsch)):
-            if not isinstance(val, bool):
-                raise ValueError(f"option {key!r} must be True or False, got {val!r}")
-        self.scoring, self.kontra, self.ramsch = scoring, kontra, ramsch
-
-
-def deal_from_deck(deck: Sequence[int]) -> tuple[list[int], int]:
-    """Hands (forehand, middlehand, rearhand) and skat as bit sets from a deck order, dealt 3-skat-4-3."""
-    if sorted(deck) != list(range(NUM_CARDS)):
-        raise ValueError("a Skat deck must hold each of the 32 cards exactly once")
-    piles = [0, 0, 0, 0]
-    for c, pile in zip(deck, DEAL_PATTERN, strict=True):
-        piles[pile] |= 1 << c
-    return piles[:3], piles[3]
-
-
-def parse_deal(hands: Sequence[str | Sequence[str]], skat: str | Sequence[str]) -> tuple[list[int], int]:
-    """A deal given in card notation: three hands of ten and a skat of two, every card once."""
-    if len(hands) != 3:
-        raise ValueError(f"a Skat deal needs 3 hands, got {len(hands)}")
-    masks = [parse_cards(h) for h in hands]
-    skat_mask = parse_cards(skat)
-    for i, m in enumerate(masks):
-        if m.bit_count() != 10:
-            raise ValueError(f"hand {i} ({POSITION_NAMES[i]}) has {m.bit_count()} cards, expected 10")
-    if skat_mask.bit_count() != 2:
-        raise ValueError(f"the skat has {skat_mask.bit_count()} cards, expected 2")
-    if masks[0] | masks[1] | masks[2] | skat_mask != FULL_DECK:
-        seen = masks[0] | masks[1] | masks[2] | skat_mask
-        missing = " ".join(CARD_NAMES[c] for c in cards_of(FULL_DECK & ~seen))
-        raise ValueError(f"the deal must use each card once; missing: {missing}")
-    return masks, skat_mask
-
-
 class SkatState:
     """One deal. Mutated in place by ``apply_action``; ``clone`` gives an independent copy."""
 
     __slots__ = (
-        "rules", "dealt", "hands", "original_skat", "skat", "phase", "current_player", "history",
+        "options", "dealt", "hands", "original_skat", "skat", "phase", "current_player", "history",
         # auction
         "bid", "bid_idx", "bidder", "listener", "stage", "passed", "called", "max_call",
         # skat and declaration
@@ -105,8 +57,8 @@ class SkatState:
         "outcome", "scores",
     )
 
-    def __init__(self, rules: SkatRules, hands: Sequence[int], skat: int) -> None:
-        self.rules = rules
+    def __init__(self, options: SkatOptions, hands: Sequence[int], skat: int) -> None:
+        self.options = options
         self.dealt = tuple(hands)
         self.hands = list(hands)
         self.original_skat = skat
@@ -136,6 +88,11 @@ class SkatState:
         self.voids = [0, 0, 0]  # per position: bit set of effective suits (0-3, 4 trump) it failed to follow
         self.outcome: Outcome | None = None
         self.scores = [0, 0, 0]
+
+    @property
+    def rules(self) -> SkatOptions:
+        """Old name of :attr:`options`, kept so existing code keeps working."""
+        return self.options
 
     # --- the protocol of envs.core --------------------------------------------------------
     def clone(self) -> SkatState:
@@ -212,6 +169,8 @@ class SkatState:
         return m
 
     def apply_action(self, action: int) -> None:
+        if type(action) is not int:  # numpy integers are welcome; floats, strings and bools are not
+            action = as_integer(action, "a Skat action")
         p = self.current_player
         phase = self.phase
         if phase == PLAY:
@@ -259,7 +218,7 @@ class SkatState:
         elif phase == DECLARE:
             self.contract_index = action - A.DECLARE
             self.contract = A.CONTRACTS[self.contract_index]
-            self.kontra_queue = [q for q in range(3) if q != p and self.called[q]] if self.rules.kontra else []
+            self.kontra_queue = [q for q in range(3) if q != p and self.called[q]] if self.options.kontra else []
             self._next_kontra()
         elif phase == KONTRA:
             if action == A.KONTRA:
@@ -279,6 +238,8 @@ class SkatState:
             label = A.action_name(action)
         except (ValueError, TypeError):
             label = repr(action)
+        if self.phase == DONE:
+            raise ValueError(f"illegal Skat action {label!r}: the deal is over, no action is legal")
         legal = ", ".join(A.ACTION_NAMES[a] for a in self.legal_actions()[:12])
         raise ValueError(
             f"illegal Skat action {label!r} for {POSITION_NAMES[self.current_player]} in phase "
@@ -318,7 +279,7 @@ class SkatState:
 
     def _end_auction(self, declarer: int) -> None:
         if declarer < 0:
-            if self.rules.ramsch:
+            if self.options.ramsch:
                 self._start_play()
             else:
                 self.phase = DONE  # passed in: nobody scores
@@ -368,7 +329,7 @@ class SkatState:
             self.tricks_won[d],
             self.doubling,
         )
-        self.scores = seat_scores(self.outcome, d, self.rules.scoring)
+        self.scores = seat_scores(self.outcome, d, self.options.scoring)
 
     # --- views ----------------------------------------------------------------------------
     @property
@@ -377,35 +338,50 @@ class SkatState:
 
 
 class SkatGame:
-    """The game object: options plus factories for states (``envs.core.Game``)."""
+    """The game object: options plus factories for states (``envs.core.Game``).
+
+    Keyword options as in :class:`envs.skat.options.SkatOptions` (``scoring``, ``kontra``,
+    ``ramsch``, ``dealer``); a bad one is a ValueError naming it."""
 
     num_players = 3
     num_actions = A.NUM_ACTIONS
 
-    def __init__(self, scoring: str = "tournament", kontra: bool = False, ramsch: bool = False) -> None:
-        self.rules = SkatRules(scoring, kontra, ramsch)
+    def __init__(self, **options: Any) -> None:
+        self.options: SkatOptions = validate_options(**options)
 
-    def new_initial_state(self, seed: int | None = None) -> SkatState:
+    @property
+    def rules(self) -> SkatOptions:
+        """Old name of :attr:`options`, kept so existing code keeps working."""
+        return self.options
+
+    def new_initial_state(self, seed: int | None = None, deck: Iterable[int | str] | None = None) -> SkatState:
+        """A new deal, shuffled from ``seed``; or dealt 3-skat-4-3 from forehand out of ``deck``, a
+        full deck order (card names or ids), when one is given."""
+        if deck is not None:
+            hands, skat = deal_from_deck(deck)
+            return SkatState(self.options, hands, skat)
         deck = list(range(NUM_CARDS))
         random.Random(seed).shuffle(deck)
-        piles = [0, 0, 0, 0]  # deal_from_deck without its check: a shuffle of range(32) is a deck
-        for c, pile in zip(deck, DEAL_PATTERN, strict=True):
-            piles[pile] |= 1 << c
-        return SkatState(self.rules, piles[:3], piles[3])
+        hands, skat = deal(deck)  # without deal_from_deck's check: a shuffle of range(32) is a deck
+        return SkatState(self.options, hands, skat)
 
     def state_from_deal(
         self, hands: Sequence[str | Sequence[str] | int], skat: str | Sequence[str] | int
     ) -> SkatState:
         """A state from fixed hands (forehand, middlehand, rearhand) and skat: bit sets or card names."""
-        if all(isinstance(h, int) for h in hands) and isinstance(skat, int):
+        if isinstance(hands, list | tuple) and all(isinstance(h, int) for h in hands) and isinstance(skat, int):
             masks, skat_mask = list(hands), skat
             if len(masks) != 3 or any(m.bit_count() != 10 for m in masks) or skat_mask.bit_count() != 2 or (
                 masks[0] | masks[1] | masks[2] | skat_mask
             ) != FULL_DECK:
+                parse_deal([cards_of(m) for m in masks], cards_of(skat_mask))  # raises, naming what is wrong
                 raise ValueError("a Skat deal needs three hands of 10 and a skat of 2, every card once")
         else:
             masks, skat_mask = parse_deal(hands, skat)  # type: ignore[arg-type]
-        return SkatState(self.rules, masks, skat_mask)
+        return SkatState(self.options, masks, skat_mask)
 
     action_name = staticmethod(A.action_name)
     action_index = staticmethod(A.action_index)
+
+    def __repr__(self) -> str:
+        return f"SkatGame({self.options})"

@@ -14,7 +14,8 @@ from envs.skat.cards import GRAND, NULL, TRUMP_SEQUENCES
 
 SCORING_SYSTEMS = ("tournament", "classic")
 WIN_BONUS = 50  # Seeger-Fabian: +50 for a won game, -50 for a lost one
-DEFENDER_BONUS = 40  # ... and +40 to each defender when the declarer loses (three-player table)
+# ... and to each other player when the declarer loses: 40 at a three-player table, 30 at four
+DEFENDER_BONUS = {3: 40, 4: 30}
 DURCHMARSCH_SCORE = 120
 
 
@@ -99,8 +100,14 @@ def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: i
 
 
 def seat_scores(outcome: Outcome, declarer: int, system: str, num_players: int = 3) -> list[int]:
-    """Scores of the three positions (forehand, middlehand, rearhand) for one game."""
-    scores = [0, 0, 0]
+    """Scores of the three positions (forehand, middlehand, rearhand) for one game.
+
+    ``num_players=4``: a four-player table, where the dealer sits the deal out; a fourth score is
+    appended for the dealer. In the tournament system a lost game then pays each of the three other
+    players 30 (40 at a three-player table)."""
+    if num_players not in (3, 4):
+        raise ValueError(f"a Skat table has 3 or 4 players, got num_players={num_players!r}")
+    scores = [0] * num_players
     declarer_score = outcome.declarer_score
     if system == "classic":
         scores[declarer] = declarer_score
@@ -108,11 +115,8 @@ def seat_scores(outcome: Outcome, declarer: int, system: str, num_players: int =
         if outcome.won:
             scores[declarer] = declarer_score + WIN_BONUS
         else:
+            scores = [DEFENDER_BONUS[num_players]] * num_players
             scores[declarer] = declarer_score - WIN_BONUS
-            if num_players == 3:
-                for p in range(3):
-                    if p != declarer:
-                        scores[p] = DEFENDER_BONUS
     else:
         raise ValueError(f"unknown scoring system {system!r}; expected one of {SCORING_SYSTEMS}")
     return scores

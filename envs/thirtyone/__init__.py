@@ -1,16 +1,27 @@
-"""Thirty-One (31 / Scat / Blitz): rules core, scoring helpers and card notation.
+"""Thirty-One (31 / Scat / Blitz): rules core, options, scoring helpers and card notation.
 
-Importing this package does not import PettingZoo; the AEC environment is ``envs.thirtyone_v0``
-(or ``envs.thirtyone.env``).
+The modules imported here (the rules core) import no RL library; the AEC environment is
+``envs.thirtyone_v0`` (or ``envs.thirtyone.env``).
 """
 
-from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
-from envs.thirtyone.cards import CARD_NAMES, card, card_name, cards_of, mask_of, parse_cards, pretty
+from envs.thirtyone.actions import ACTION_NAMES, NUM_ACTIONS, action_index, action_name
+from envs.thirtyone.cards import (
+    CARD_NAMES,
+    card,
+    card_name,
+    cards_of,
+    check_deck,
+    mask_of,
+    parse_card_list,
+    parse_cards,
+    pretty,
+)
 from envs.thirtyone.options import ThirtyOneOptions, validate_options
 from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
 from envs.thirtyone.scoring import BLITZ, hand_value, lives_lost, points_won
 
 __all__ = [
+    "ACTION_NAMES",
     "BLITZ",
     "CARD_NAMES",
     "NUM_ACTIONS",
@@ -22,9 +33,11 @@ __all__ = [
     "card",
     "card_name",
     "cards_of",
+    "check_deck",
     "hand_value",
     "lives_lost",
     "mask_of",
+    "parse_card_list",
     "parse_cards",
     "points_won",
     "pretty",

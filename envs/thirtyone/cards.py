@@ -57,21 +57,34 @@ def pretty(c: int) -> str:
     return SUIT_SYMBOLS[c // 13] + RANKS[c % 13].replace("T", "10")
 
 
-def parse_cards(cards: str | Iterable[str | int]) -> list[int]:
-    """``"HK H8 H5"`` or ``["HK", "H8", 3]`` -> card ids. Raises ValueError on a bad card."""
+def _tokens(cards: str | Iterable[str | int]) -> Iterable[str | int]:
     if isinstance(cards, str):
-        cards = cards.replace(",", " ").split()
-    return [card(c) for c in cards]
+        return cards.replace(",", " ").split()
+    if not isinstance(cards, Iterable):
+        raise ValueError(f"cards must be a string such as 'HK H8 H5' or a list of card names, got {cards!r}")
+    return cards
 
 
-def mask_of(cards: Iterable[int]) -> int:
-    """Card ids -> bit set."""
+def mask_of(cards: Iterable[str | int]) -> int:
+    """Card names or ids -> bit set; ValueError naming a bad card or one given twice."""
     m = 0
     for c in cards:
+        c = card(c)
+        if m >> c & 1:
+            raise ValueError(f"card {card_name(c)} given twice")
         m |= 1 << c
     return m
 
 
+def parse_cards(cards: str | Iterable[str | int]) -> int:
+    """A set of cards -> bit set: ``"HK H8 H5"`` or ``["HK", "H8", 3]``. A card given twice is a
+    ValueError. For an order that matters (a deck) see :func:`parse_card_list`."""
+    return mask_of(_tokens(cards))
+
+
+def parse_card_list(cards: str | Iterable[str | int]) -> list[int]:
+    """Cards in the order given -> ids (``"HK H8"`` -> ``[37, 32]``); repeats are kept."""
+    return [card(c) for c in _tokens(cards)]
 
 
 def check_deck(deck: Any, size: int = 52) -> list[int]:
@@ -79,7 +92,7 @@ def check_deck(deck: Any, size: int = 52) -> list[int]:
     naming what is wrong (duplicates, cards not in this deck, missing cards)."""
     if isinstance(deck, str) or not hasattr(deck, "__iter__"):
         raise ValueError(f"deck must be a list of card names such as ['HK', 'D7', ...], got {deck!r}")
-    ids = parse_cards(list(deck))
+    ids = parse_card_list(list(deck))
     want = set(DECKS[size])
     if len(ids) != len(want) or set(ids) != want:
         dup = sorted({card_name(c) for c in ids if ids.count(c) > 1})

@@ -22,7 +22,6 @@ on the deal with ``episode="round"``, or with one life and no free ride) is rede
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from gymnasium.logger import warn
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
+from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
 from envs.thirtyone.observation import OBS_SIZE, ObservationEncoder
 from envs.thirtyone.render import render_text
@@ -38,6 +38,8 @@ from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
 from envs.wrappers import ClassicWrapper
 
 _INT8 = np.dtype(np.int8)  # a dtype instance: np.frombuffer / np.zeros parse it fastest
+RESET_OPTIONS = ("deal", "dealer", "deck")  # "deck": the old spelling of {"deal": {"deck": ...}}
+DEAL_KEYS = ("deck",)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -72,6 +74,7 @@ class raw_env(AECEnv, EzPickle):
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
+        self.agents: list[str] = []
         self.state: ThirtyOneState | None = None
         self._decisions = 0
         self._redeals = 0
@@ -96,12 +99,26 @@ class raw_env(AECEnv, EzPickle):
 
     # ----------------------------------------------------------------- the AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """New episode. ``options`` may hold ``deck`` (the full order of the first deal, e.g.
-        ``["HK", "D7", ...]``) and ``dealer`` (the first dealer's seat); other keys are ignored."""
+        """New episode. ``options`` may hold ``deal``: ``{"deck": [...]}``, the full order of the first
+        deal (e.g. ``["HK", "D7", ...]``; the old top-level ``deck`` option still works), and ``dealer``
+        (the first dealer's seat). Other keys are a ValueError."""
+        options = check_reset_options(options, RESET_OPTIONS)
+        seed = as_seed(seed)
+        deck, dealer = options.get("deck"), options.get("dealer")
+        deal = options.get("deal")
+        if deal is not None:
+            if not isinstance(deal, dict):
+                raise ValueError(f"reset option 'deal' must be {{'deck': [the cards in dealing order]}}, got {deal!r}")
+            check_keys(deal, DEAL_KEYS, "reset option 'deal'")
+            if deck is not None:
+                raise ValueError("give the deck once: reset option 'deal': {'deck': [...]} or the old 'deck', not both")
+            deck = deal.get("deck")
+        if deck is not None:
+            deck = self.game.check_deck(deck)
+        if dealer is not None:  # checked before the seed is used, so a bad option changes nothing
+            dealer = as_seat(dealer, self.game.num_players, "reset option 'dealer'")
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        options = options or {}
-        deck, dealer = options.get("deck"), options.get("dealer")
         self._redeals = 0
         while True:
             state = self.game.new_initial_state(int(self._np_random.integers(2**62)), deck, dealer)
@@ -140,18 +157,18 @@ class raw_env(AECEnv, EzPickle):
         return np.zeros(NUM_ACTIONS, _INT8)
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before the first reset, or every agent has left
+            raise ValueError("step() without a game in progress: the game is over (every agent has taken its "
+                             "final step) or reset() was never called; call reset() to deal") from None
+        if dead:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} is to act: action None is only for agents that are done")
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action {action!r} for {agent} is not an integer action index") from None
-        if not 0 <= a < NUM_ACTIONS:
-            raise ValueError(f"action {a} for {agent} out of range 0..{NUM_ACTIONS - 1}")
+        a = as_action(action, NUM_ACTIONS, agent)
         st = self.state
         if self._dirty:
             self._clear_rewards()

@@ -6,7 +6,7 @@ name raises naming the valid names.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 CHOICES: dict[str, tuple[Any, ...]] = {
@@ -88,8 +88,3 @@ def validate_options(**options: Any) -> ThirtyOneOptions:
     if d is not None and (not _is_int(d) or not 0 <= d < n):
         raise ValueError(f"first_dealer must be None or a seat from 0 to {n - 1}, got {d!r}")
     return o
-
-
-def options_dict(o: ThirtyOneOptions) -> dict[str, Any]:
-    """Plain dict of the options (for checkpoints and logs)."""
-    return asdict(o)

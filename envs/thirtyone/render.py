@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envs.thirtyone.cards import pretty
+from envs.thirtyone.rules import DISCARD, DRAW, OVER, THROW, ThirtyOneState
 
-if TYPE_CHECKING:
-    from envs.thirtyone.rules import ThirtyOneState
-
-_PHASES = ("throw-down choice", "draw", "discard", "over")
+_PHASES = {THROW: "throw-down choice", DRAW: "draw", DISCARD: "discard", OVER: "over"}
 
 
 def _cards(cards: list[int]) -> str:

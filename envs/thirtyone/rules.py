@@ -26,10 +26,10 @@ Decisions the sources leave open (documented in the README):
 
 from __future__ import annotations
 
-import operator
 import random
 from typing import Any
 
+from envs.checks import as_integer, as_seat
 from envs.thirtyone import actions as A
 from envs.thirtyone.cards import DECKS, NUM_CARDS, check_deck
 from envs.thirtyone.options import ThirtyOneOptions, validate_options
@@ -47,13 +47,6 @@ _DRAW_TAKE, _DRAW_TAKE_KNOCK, _THROW_LOOK = (
     bytes(a in legal for a in range(A.NUM_ACTIONS))
     for legal in ((A.DRAW, A.TAKE), (A.DRAW, A.TAKE, A.KNOCK), (A.THROW_DOWN, A.LOOK))
 )
-
-
-def _as_action(action: Any) -> int:
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise ValueError(f"action {action!r} is not an integer action index") from None
 
 
 def _layout(dealer: int, alive: tuple[bool, ...] | list[bool]) -> tuple[list[int], list[int]]:
@@ -86,8 +79,8 @@ class ThirtyOneGame:
         the dealer's left; after the deal the next card is turned up, the rest is the stock, top
         first); later deals are shuffled from ``seed``. ``dealer`` overrides ``first_dealer``."""
         cards = self.check_deck(deck) if deck is not None else None
-        if dealer is not None and (isinstance(dealer, bool) or dealer not in range(self.num_players)):
-            raise ValueError(f"dealer must be a seat from 0 to {self.num_players - 1}, got {dealer!r}")
+        if dealer is not None:
+            dealer = as_seat(dealer, self.num_players, "dealer")
         return ThirtyOneState(self, seed, cards, dealer)
 
     def check_deck(self, deck: Any) -> list[int]:
@@ -166,8 +159,8 @@ class ThirtyOneState:
         return bytearray(_THROW_LOOK if ph == THROW else A.NUM_ACTIONS)
 
     def apply_action(self, action: int) -> None:
-        if type(action) is not int:
-            action = _as_action(action)
+        if type(action) is not int:  # numpy integers are welcome; floats, strings and bools are not
+            action = as_integer(action, "a Thirty-One action")
         self.moves += 1
         ph = self.phase
         p = self.current_player
@@ -257,6 +250,11 @@ class ThirtyOneState:
         return s
 
     # ----------------------------------------------------------------- helpers
+    @property
+    def options(self) -> ThirtyOneOptions:
+        """The game's options (also ``opts``), as ``SkatState.options`` in Skat."""
+        return self.opts
+
     def hand(self, seat: int) -> list[int]:
         """The cards a seat holds (ids, lowest first)."""
         return sorted(self.hands[seat])
@@ -437,8 +435,3 @@ class ThirtyOneState:
         self.phase = OVER
         self.current_player = -1
         self.pub_version += 1
-
-    def __str__(self) -> str:
-        from envs.thirtyone.render import render_text  # render only, never on a hot path
-
-        return render_text(self)

@@ -52,11 +52,9 @@ def hand_value(
     ``three_of_a_kind`` (30 or 30.5) values three cards of a rank; ``three_aces`` (32) values three
     aces above a blitz (it takes precedence over ``three_of_a_kind`` for aces).
     """
-    ids = parse_cards(cards)
+    ids = cards_of(parse_cards(cards))  # a card given twice is a ValueError
     if not ids:
         raise ValueError("hand_value needs at least one card")
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"a card appears twice in {cards!r}")
     return _value_ids(ids, three_of_a_kind, three_aces)
 
 

@@ -1,0 +1,50 @@
+"""Skat: rules core, scoring, card notation, the action table and the ISS record import.
+
+The modules imported here (the rules core) import no RL library; the AEC environment is
+``envs.skat_v0`` (or ``envs.skat.env``).
+"""
+
+from envs.skat.actions import ACTION_NAMES, NUM_ACTIONS, action_index, action_name
+from envs.skat.cards import (
+    CARD_NAMES,
+    card,
+    card_name,
+    cards_of,
+    check_deck,
+    format_cards,
+    mask_of,
+    parse_card_list,
+    parse_cards,
+    pretty,
+)
+from envs.skat.deal import deal_from_deck, parse_deal
+from envs.skat.options import SkatOptions, validate_options
+from envs.skat.rules import SkatGame, SkatState
+from envs.skat.scoring import Outcome, ramsch_scores, seat_scores, settle
+
+__all__ = [
+    "ACTION_NAMES",
+    "CARD_NAMES",
+    "NUM_ACTIONS",
+    "Outcome",
+    "SkatGame",
+    "SkatOptions",
+    "SkatState",
+    "action_index",
+    "action_name",
+    "card",
+    "card_name",
+    "cards_of",
+    "check_deck",
+    "deal_from_deck",
+    "format_cards",
+    "mask_of",
+    "parse_card_list",
+    "parse_cards",
+    "parse_deal",
+    "pretty",
+    "ramsch_scores",
+    "seat_scores",
+    "settle",
+    "validate_options",
+]
