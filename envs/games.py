@@ -161,7 +161,9 @@ class GameDescription:
         return {"diff_avg_place": p.mean.value, "place_lo": p.mean.low, "place_hi": p.mean.high}
 
     def pair_text(self, row: dict[str, Any]) -> str:
-        return f"place {row['diff_avg_place']:+.2f} [{row['place_lo']:+.2f}, {row['place_hi']:+.2f}]"
+        low, high = row["place_lo"], row["place_hi"]
+        interval = "[too few]" if low != low else f"[{low:+.2f}, {high:+.2f}]"
+        return f"place {row['diff_avg_place']:+.2f} {interval}"
 
     def table_note(self, seats: int) -> str:
         """An extra remark under the evaluation's title ("" for none)."""
@@ -186,6 +188,8 @@ def fmt(row: dict[str, Any], key: str, digits: int = 1, percent: bool = False) -
         return "-"
     f = 100.0 if percent else 1.0
     unit = "%" if percent else ""
+    if low != low or high != high:
+        return f"{value * f:.{digits}f}{unit} [too few]"
     return f"{value * f:.{digits}f}{unit} [{low * f:.{digits}f}, {high * f:.{digits}f}]"
 
 

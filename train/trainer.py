@@ -196,6 +196,9 @@ class Trainer:
                 return self._loop(stop, writer)
             except KeyboardInterrupt:
                 stop.requested = stop.requested or "interrupt"
+            except Exception:
+                if not stop.requested:
+                    raise  # a real failure; otherwise a worker the same signal reached died on the way
             finally:
                 writer.close()
         path = self.save(self.checkpoint_dir / "latest.pt")
