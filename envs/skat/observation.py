@@ -286,14 +286,14 @@ class ObservationEncoder:
         if state.phase == DONE:
             self.refresh(state)
             return
-        points, tricks = state.points, state.tricks_won
+        points = [x / TOTAL_POINTS for x in state.points]
+        tricks = [x / TRICKS_PER_DEAL for x in state.tricks_won]
         tc = state.trick_count / TRICKS_PER_DEAL
         for q in range(3):
             row = v[q]
-            pos = _POS[q]
-            for r in range(3):
-                row[CARD_POINTS + r] = points[pos[r]] / TOTAL_POINTS
-                row[TRICKS_WON + r] = tricks[pos[r]] / TRICKS_PER_DEAL
+            a, b, c = _POS[q]
+            row[CARD_POINTS], row[CARD_POINTS + 1], row[CARD_POINTS + 2] = points[a], points[b], points[c]
+            row[TRICKS_WON], row[TRICKS_WON + 1], row[TRICKS_WON + 2] = tricks[a], tricks[b], tricks[c]
             row[TRICK_COUNT] = tc
             row[LEADER:LEADER + 3] = 0.0
             row[LEADER + _REL[q][state.leader]] = 1.0
