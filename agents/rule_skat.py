@@ -53,7 +53,7 @@ from agents import skat_hand as H
 from agents.base import Agent, Observation
 from agents.skat_play import choose_card
 from envs.skat import actions as A
-from envs.skat.cards import ACE, GRAND, JACK_MASK, NULL
+from envs.skat.cards import ACE, CLUBS, GRAND, JACK_MASK, NULL
 from envs.skat.observation import SkatView, decode
 from envs.skat.rules import AUCTION, DECLARE, DISCARD, FOREHAND, KONTRA, PLAY, SKAT
 from envs.skat.tables import GAME_TYPES, HAND_SIZE, NULL_VALUE, TRUMPS
@@ -67,7 +67,7 @@ _BIDS_MASK = (1 << A.NUM_BIDS) - 1
 # The plain declarations (no schneider or schwarz announced) by (game type, hand, ouvert): ISS labels.
 _LABEL = {(g, hand, ouvert): A.Contract(g, hand, False, False, ouvert).label
           for g in GAME_TYPES for hand in (False, True) for ouvert in (False, True)}
-_PICKUP_CLUBS = A.DECLARE + A.CONTRACT_BY_LABEL[_LABEL[0, False, False]]  # legal only after a pickup
+_PICKUP_CLUBS = A.DECLARE + A.CONTRACT_BY_LABEL[_LABEL[CLUBS, False, False]]  # legal only after a pickup
 
 
 def _first(mask: int) -> int:
