@@ -103,7 +103,9 @@ class SkatAdapter:
         st = env.state
         if st.phase == DONE or self.seat_of(env, st.current_player) != seat:
             return []
-        return [move_of(a) for a in st.legal_actions()]
+        order = {c: i for i, c in enumerate(sorted_cards(st.hands[st.current_player], st.game_type))}
+        moves = [move_of(a) for a in st.legal_actions()]
+        return sorted(moves, key=lambda m: order.get(m.card, -1))  # cards in the order of the sorted hand
 
     # --- stepping ----------------------------------------------------------------------------
     def after_step(self, table: Table, seat: int, action: int) -> list[dict[str, Any]]:

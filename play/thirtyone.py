@@ -78,7 +78,8 @@ class ThirtyOneAdapter:
         st = rules_state(env)
         if st.is_terminal() or st.current_player != seat:
             return []
-        return [move_of(a, st) for a in st.legal_actions()]
+        order = {c: i for i, c in enumerate(sorted_cards(st.hands[seat]))}
+        return sorted((move_of(a, st) for a in st.legal_actions()), key=lambda m: order.get(m.card, -1))
 
     def after_step(self, table: Table, seat: int, action: int) -> list[dict[str, Any]]:
         env = table.env
