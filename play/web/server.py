@@ -99,7 +99,7 @@ class Tables:
         with self.lock:
             self.tables[tid] = table
             self.seen[tid] = time.monotonic()
-            self.connections[tid] = 0
+            self.connections[tid] = 1  # the connection that asked for it: never reaped before it attaches
         return tid, table
 
     def get(self, tid: Any) -> Table:
@@ -128,6 +128,21 @@ class Tables:
         return len(stale)
 
 
+def _release_memory() -> None:
+    """Collect the removed tables' cycles and hand freed heap pages back to the system (glibc's
+    malloc_trim), so a server's memory goes back down after a busy hour instead of staying at its peak."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
+
+
 def _rss_kb() -> int:
     try:
         with open(f"/proc/{os.getpid()}/status") as f:
@@ -147,7 +162,8 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
     async def reaper() -> None:
         while True:
             await asyncio.sleep(reap_every)
-            tables.reap()
+            if tables.reap():
+                await run_in_threadpool(_release_memory)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202
@@ -166,9 +182,6 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
         return JSONResponse({"options": option_schema(), "opponents": listing, "solver": analysis.available()})
 
     async def stats(request: Request) -> Response:
-        import gc
-
-        gc.collect()
         return JSONResponse({"tables": len(tables.tables), "rss_kb": _rss_kb()})
 
     async def download(request: Request) -> Response:
@@ -191,6 +204,7 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
     async def ws_endpoint(ws: WebSocket) -> None:
         await ws.accept()
         tid: str | None = None
+        msg: Any = None
         try:
             while True:
                 text = await ws.receive_text()
@@ -212,8 +226,9 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
                 if new_tid != tid:
                     if tid:
                         tables.attach(tid, -1)
+                    if msg.get("type") != "new":  # a new table counts its connection from the start
+                        tables.attach(new_tid, +1)
                     tid = new_tid
-                    tables.attach(tid, +1)
                 await ws.send_json(reply)
         except WebSocketDisconnect:
             pass
@@ -275,5 +290,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True, 
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(create_app(table_timeout), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(table_timeout), host=host, port=port, log_level="warning", ws="websockets-sansio")
     return 0

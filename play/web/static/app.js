@@ -35,7 +35,9 @@ function connect() {
 }
 function send(msg) { state.ws.send(JSON.stringify(msg)); }
 
+let messages = 0;
 function onMessage(msg) {
+  document.body.dataset.messages = String(++messages);  // lets a test wait for the answer to a click
   if (msg.type === "state") {
     state.table = msg.table;
     sessionStorage.setItem("table", msg.table);
@@ -81,13 +83,14 @@ function showSetup() {
 }
 function optionLabel(name) { return name.replace(/_/g, " "); }
 function valueText(v) { return v === null ? "none" : String(v); }
-function renderSetup() {
+function renderSetup(keep) {
   const game = $("game").value;
   const opts = state.setup.options[game];
   $("options").innerHTML = opts.map((o) =>
     `<label>${esc(optionLabel(o.name))}<select data-option="${o.name}">` +
     o.choices.map((c, i) => `<option value="${i}" ${JSON.stringify(c) === JSON.stringify(o.default) ? "selected" : ""}>` +
       `${esc(valueText(c))}</option>`).join("") + `</select></label>`).join("");
+  if (keep) restoreOptions(keep);
   const players = game === "skat" ? 3 : Number(chosenOptions().num_players || 4);
   const list = state.setup.opponents[game];
   const opponentOptions = list.map((o) => {
@@ -100,7 +103,7 @@ function renderSetup() {
   }
   $("seats").innerHTML = seats;
   const np = document.querySelector('[data-option="num_players"]');
-  if (np) np.onchange = () => { const keep = chosenOptions(); renderSetup(); restoreOptions(keep); };
+  if (np) np.onchange = () => renderSetup(chosenOptions());
 }
 function chosenOptions() {
   const game = $("game").value;
@@ -344,7 +347,7 @@ function init() {
     if (state.view) render();
     if (!$("result").hidden) showResult();
   };
-  $("game").onchange = renderSetup;
+  $("game").onchange = () => renderSetup();
   $("setup-form").onsubmit = startTable;
   $("new-table-btn").onclick = showSetup;
   $("next").onclick = () => { $("result").hidden = true; state.rounds = []; send({ type: "next" }); };
