@@ -99,12 +99,19 @@ def test_tables_are_isolated_and_abandoned_ones_cleaned_up():
         assert b.ask(type="join", table=sa["table"])["view"]["game"] == "skat"  # a second tab of the same table
         b.ask(type="join", table=sb["table"])
         a.close()
-        time.sleep(1.0)
-        assert get_json(host, "/api/stats")["tables"] == 1  # a's table went; b is still connected to its own
+        assert wait_tables(host, 1) == 1  # a's table went; b is still connected to its own
+        time.sleep(0.5)
+        assert get_json(host, "/api/stats")["tables"] == 1
         assert "no such table" in b.ask(type="join", table=sa["table"])["message"]
         b.close()
-        time.sleep(1.0)
-        assert get_json(host, "/api/stats")["tables"] == 0
+        assert wait_tables(host, 0) == 0
+
+
+def wait_tables(host: str, n: int, seconds: float = 5.0) -> int:
+    deadline = time.monotonic() + seconds
+    while (left := get_json(host, "/api/stats")["tables"]) != n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
 
 
 def test_downloads_of_a_finished_deal(server):
