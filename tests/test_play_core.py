@@ -162,3 +162,28 @@ def test_opponent_list_is_server_side():
             opponents.find("skat", bad)
     a, b = opponents.make_agent(ppo.spec, "skat", 1), opponents.make_agent(ppo.spec, "skat", 2)
     assert a.network is b.network  # one loaded network, shared by every seat
+
+
+class Passer:
+    """Passes whenever it may, else plays its first legal action."""
+
+    def act(self, observation) -> int:
+        legal = [int(a) for a in observation["action_mask"].nonzero()[0]]
+        return 64 if 64 in legal else legal[0]
+
+    def reset(self) -> None:
+        pass
+
+
+def test_ramsch_deal_result_and_json_only():
+    t = Table(SKAT, {"ramsch": True}, [None, Passer(), Passer()], ["You", "a", "b"], seed=3)
+    t.new_deal()
+    while not t.over:
+        moves = t.legal_moves()
+        t.play(next((m for m in moves if m.key == "p"), moves[0]).action)
+    res = t.deal.result
+    assert res["kind"] == "ramsch" and len(res["steps"]) == 3 and "Ramsch" in res["summary"]
+    assert t.view()["contract"]["text"] == "Ramsch" and sum(res["scores"]) != 0
+    with pytest.raises(ValueError, match="Ramsch"):
+        records.deal_iss(t, t.deal)
+    json.dumps(records.deal_json(t, t.deal))

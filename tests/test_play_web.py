@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from agents import make
-from envs.skat.env import raw_env as skat_env
-from envs.thirtyone.env import raw_env as thirtyone_env
-from play.core import agent_seed
-from tests.play_web_helpers import Client, running_server
+for _module in ("starlette", "uvicorn", "websockets"):  # the web table's dependencies (pyproject's play extra)
+    pytest.importorskip(_module, reason=f"{_module} is not installed: the web table needs it")
+
+from agents import make  # noqa: E402
+from envs.skat.env import raw_env as skat_env  # noqa: E402
+from envs.thirtyone.env import raw_env as thirtyone_env  # noqa: E402
+from play.core import agent_seed  # noqa: E402
+from tests.play_web_helpers import Client, running_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", ROOT / "tests" / "artifacts"))
