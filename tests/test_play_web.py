@@ -167,20 +167,33 @@ async def _play_table(host: str, k: int) -> int:
 
 def test_load_fifty_tables_at_once():
     """50 scripted persons at 50 tables at once on loopback, every game played to its end, no error;
-    after they leave, every table is removed and the server's memory is back near its start.
+    after they leave, every table is removed, nothing keeps one alive, and the server's memory is
+    back near its start.
 
     "Start" is the server after a small warm-up wave (10 tables): the first tables of a process load
-    the agents' code and grow the allocator's per-thread arenas and the worker threads' stacks, which
-    the process keeps. Bounded: one wave of 50 leaves less than 25 MB over that, a second wave of 50
-    adds less than 8 MB (a leak of the tables, envs or agents would grow with every wave)."""
-    with running_server(table_timeout=0.2, reap_every=0.1) as (host, _):
+    the agents' code and grow the allocator's per-thread arenas and the worker threads' stacks.
+    Bounded: one wave of 50 leaves less than 32 MB over that, a second wave of 50 less than 16 MB
+    more; the exact check for a leak is that no table object of the 110 survives."""
+    import gc
+    import weakref
+
+    with running_server(table_timeout=0.2, reap_every=0.1) as (host, app):
+        made: list[weakref.ref] = []
+        create = app.state.tables.create
+
+        def watched_create(*args):
+            tid, table = create(*args)
+            made.append(weakref.ref(table))
+            return tid, table
+
+        app.state.tables.create = watched_create
+
         def wave(n):
             async def run():
                 return await asyncio.gather(*(_play_table(host, k) for k in range(n)))
             moves = asyncio.run(run())
-            deadline = time.monotonic() + 5
-            while get_json(host, "/api/stats")["tables"] and time.monotonic() < deadline:
-                time.sleep(0.1)
+            wait_tables(host, 0)
+            time.sleep(0.4)  # the reaper trims the freed memory right after removing the tables
             return moves, get_json(host, "/api/stats")
 
         _, start = wave(10)
@@ -188,12 +201,15 @@ def test_load_fifty_tables_at_once():
         moves, first = wave(50)
         elapsed = time.monotonic() - t0
         _, second = wave(50)
+        gc.collect()
+        alive = sum(r() is not None for r in made)
     assert len(moves) == 50 and all(m > 0 for m in moves)
     assert first["tables"] == 0 and second["tables"] == 0  # every table cleaned up once its client left
+    assert len(made) == 110 and alive == 0
     print(f"50 tables, {sum(moves)} moves of the scripted persons in {elapsed:.1f}s; rss after warm-up "
           f"{start['rss_kb']} kB, after 50 tables {first['rss_kb']} kB, after 50 more {second['rss_kb']} kB")
-    assert first["rss_kb"] - start["rss_kb"] < 25_000
-    assert second["rss_kb"] - first["rss_kb"] < 8_000
+    assert first["rss_kb"] - start["rss_kb"] < 32_000
+    assert second["rss_kb"] - first["rss_kb"] < 16_000
 
 
 # --- the page in a real browser ------------------------------------------------------------------
