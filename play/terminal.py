@@ -305,6 +305,7 @@ class Terminal:
     def show_score(self) -> None:
         sc = self.table.score
         cols = sc["columns"]
-        self.say(f"Session ({sc['deals']} {'deals' if self.skat else 'games'}):  " + "  ".join(f"{c:>10}" for c in cols))
+        what = "deals" if self.skat else "games"
+        self.say(f"Session ({sc['deals']} {what}):  " + "  ".join(f"{c:>10}" for c in cols))
         for seat, row in enumerate(sc["rows"]):
             self.say(f"  {self.name(seat):<12} " + "  ".join(f"{x:>10}" for x in row))

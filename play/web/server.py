@@ -120,7 +120,8 @@ class Tables:
         """Remove the tables nobody is connected to that have been idle past the timeout."""
         now = time.monotonic() if now is None else now
         with self.lock:
-            stale = [t for t, seen in self.seen.items() if self.connections.get(t, 0) <= 0 and now - seen > self.timeout]
+            stale = [t for t, seen in self.seen.items()
+                     if self.connections.get(t, 0) <= 0 and now - seen > self.timeout]
             for t in stale:
                 self.tables.pop(t, None)
                 self.seen.pop(t, None)
