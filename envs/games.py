@@ -118,6 +118,14 @@ class GameDescription:
         """Readable fields of one observation vector (games without a decoder return the vector)."""
         return vector
 
+    num_roles: int = 1  # learners that keep one network per role (DMC) ask role_of which one a row uses
+
+    def role_of(self, obs: Any) -> Any:
+        """Per row of a batch of observation vectors (a torch tensor), the role it plays (0..num_roles-1)."""
+        import torch
+
+        return torch.zeros(obs.shape[0], dtype=torch.long)
+
     def rules_game(self, **options: Any) -> Any:
         """The rules core's Game object (``envs.core.Game``), for search and benchmarks; None if none."""
         return None

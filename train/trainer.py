@@ -64,8 +64,9 @@ class Trainer:
 
         self.obs_size, self.num_actions = env_shape(describe(cfg.game).raw_env(**cfg.env_options))
         learner_cls = algorithm(cfg.algorithm)
+        extra = {"game": cfg.game} if getattr(learner_cls, "needs_game", False) else {}
         self.network_spec = network_spec(learner_cls.network_kind, self.obs_size, self.num_actions,
-                                         cfg.hidden, cfg.activation)
+                                         cfg.hidden, cfg.activation, **extra)
         self.learner = learner_cls(self.network_spec, cfg.algo)
         self.pool = OpponentPool(cfg.opponents, cfg.pool_size, cfg.pool_sampling)
         self.global_step = 0
