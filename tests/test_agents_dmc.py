@@ -31,7 +31,7 @@ def _skat_observations(n: int, seed: int = 0) -> np.ndarray:
     rows = []
     while len(rows) < n:
         env.reset(seed=int(rng.integers(2**31)))
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
