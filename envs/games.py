@@ -130,6 +130,13 @@ class GameDescription:
         """The rules core's Game object (``envs.core.Game``), for search and benchmarks; None if none."""
         return None
 
+    def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
+        """N games behind the batched-engine contract (``envs.vector``): the game's batched engine where
+        it has one, else :class:`envs.vector.AECVectorEnv` (a Python loop over AEC envs)."""
+        from envs.vector import AECVectorEnv
+
+        return AECVectorEnv(self.name, num_envs, device=device, seed=seed, **options)
+
     # --- evaluation ------------------------------------------------------------------------------
     match_overrides: tuple[str, ...] = ()  # env options a match sets itself (see match_options)
 

@@ -175,6 +175,10 @@ class Trainer:
         chunks = split_envs(cfg.num_envs, min(cfg.rollout_chunks or workers, cfg.num_envs))
         spec = RolloutSpec(cfg.game, cfg.env_options, len(chunks[0]), cfg.algorithm, self.network_spec,
                            self.learner.policy()[0], cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        if cfg.collection == "batched":
+            from train.batched import BatchedCollector
+
+            return BatchedCollector(spec, cfg.num_envs, self.learner.network, cfg.device)
         if (runtime or cfg.runtime) == "ray":  # imported only when asked for: Ray is an optional extra
             from train.ray_runtime import RayCollector
 
