@@ -6,6 +6,7 @@ TensorBoard tags (under ``runs/<run name>/``)::
     charts/episodic_return, charts/episodic_length, charts/SPS, charts/learning_rate, charts/episodes
     losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}   (PPO)
     losses/{rl_loss, sl_loss, q_values}, charts/{epsilon, best_response_fraction, reservoir_size, replay_size}  (NFSP)
+    losses/{value_loss, q_values, returns}, charts/epsilon                                              (DMC)
     eval/{mean_score, mean_score_ci, win_rate}_vs_<opponent>     (seats rotated, train.evaluate)
     eval/{advantage, advantage_ci}_vs_<opponent>   (eval_duplicate: minus the opponent's score, same seat and deal)
     game/<key>          means of env.unwrapped.episode_stats() over the update's deals
@@ -31,14 +32,14 @@ from tqdm import tqdm
 from agents import algorithm, checkpoint
 from agents.networks import network_spec
 from agents.neural import NeuralAgent
-from arena import env_shape
 from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
 from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
 from train.pretrain import pretrain as clone_teacher
-from train.rollout import LEARNER, Collector, Episode, RolloutSpec, split_envs
+from arena import Episode, env_shape
+from train.rollout import LEARNER, Collector, RolloutSpec, split_envs
 
 EVAL_METRICS = ("mean_score", "win_rate")
 
@@ -193,6 +194,7 @@ class Trainer:
         Ctrl-C or SIGTERM stops the run within seconds: a collection or evaluation in progress is
         dropped, an update in progress finishes, ``latest.pt`` is written and :class:`TrainingInterrupted`
         says where (``--resume`` continues from it)."""
+        checkpoint.remove_stale_temporaries(self.checkpoint_dir / "latest.pt")  # left by a killed write
         writer = SummaryWriter(str(self.run_dir), purge_step=self.global_step or None)
         with StopRequest() as stop:
             try:
