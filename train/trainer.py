@@ -32,13 +32,13 @@ from tqdm import tqdm
 from agents import algorithm, checkpoint
 from agents.networks import network_spec
 from agents.neural import NeuralAgent
+from arena import Episode, env_shape
 from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
 from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
 from train.pretrain import pretrain as clone_teacher
-from arena import Episode, env_shape
 from train.rollout import LEARNER, Collector, RolloutSpec, split_envs
 
 EVAL_METRICS = ("mean_score", "win_rate")
