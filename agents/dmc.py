@@ -43,8 +43,8 @@ class DMCConfig:
     eps: float = 1e-5
     epsilon: float = 0.01  # exploration: a random legal action with this probability
     gamma: float = 1.0
-    update_epochs: int = 1  # passes over each rollout batch (Monte-Carlo targets are on-policy)
-    minibatch_size: int = 4096
+    update_epochs: int = 4  # passes over each rollout batch
+    minibatch_size: int = 256  # 4 x 256-row steps per 2k batch: one pass of big minibatches learned ~nothing
     max_grad_norm: float = 40.0
 
     def problems(self) -> dict[str, str]:
