@@ -135,7 +135,7 @@ class GameDescription:
         it has one, else :class:`envs.vector.AECVectorEnv` (a Python loop over AEC envs)."""
         from envs.vector import AECVectorEnv
 
-        return AECVectorEnv(self.name, num_envs, device=device, seed=seed, **options)
+        return AECVectorEnv(self, num_envs, device=device, seed=seed, **options)
 
     # --- evaluation ------------------------------------------------------------------------------
     match_overrides: tuple[str, ...] = ()  # env options a match sets itself (see match_options)
