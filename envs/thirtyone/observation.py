@@ -303,7 +303,7 @@ class ObservationEncoder:
         return [memoryview(row) for row in block]
 
 
-PHASES = ("throw_down", "draw", "discard", "over")
+PHASES = ("throw_down", "draw", "discard", "over")  # the classic phase one-hot (table phases: observation_table)
 
 
 def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
@@ -315,11 +315,19 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
     ``present``, ``out``, ``lives`` (fraction of the lives option), ``on_county``, ``scores``
     (fraction of the target) (per relative seat), ``turn``, ``lap``, ``round``, ``active``,
     ``players``, ``value``, ``min_knock_score``, ``deck``, ``points_game``, ``round_episode``,
-    ``three_of_a_kind``, ``three_aces`` (the option values, None when off).
+    ``three_of_a_kind``, ``three_aces`` (the option values, None when off). A table-layout
+    observation (``observation_table``) adds ``table``, ``face_down``, ``occupied``, ``exchanged``,
+    ``taken``, ``dead``, ``tokens``, ``pot``, ``table_phase``, ``exchange``, ``ranking``,
+    ``straight_flush``, ``rounds_cap``, ``switch_restart``, ``restarted``, ``pot_game`` (and ``value``
+    is the brag value with ``ranking="brag"``).
     """
-    v = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
-    if v.shape != (OBS_SIZE,):
-        raise ValueError(f"not a Thirty-One observation: shape {v.shape}, expected ({OBS_SIZE},)")
+    from envs.thirtyone.observation_table import TABLE_OBS_SIZE, decode_table
+
+    full = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
+    if full.shape not in ((OBS_SIZE,), (TABLE_OBS_SIZE,)):
+        raise ValueError(f"not a Thirty-One observation: shape {full.shape}, expected ({OBS_SIZE},) or "
+                         f"({TABLE_OBS_SIZE},) (the table layout)")
+    v = full[:OBS_SIZE]
     planes = v[:SEATS].reshape(NUM_PLANES, NUM_CARDS) > 0.5
 
     def ids(row: np.ndarray) -> list[int]:
@@ -334,7 +342,7 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
     g = v[GLOBAL:]
     phase = int(np.argmax(g[:3])) if g[:3].any() else 3
     top, locked = ids(planes[1]), ids(planes[2])
-    return {
+    info = {
         "hand": ids(planes[0]),
         "top": top[0] if top else -1,
         "locked": locked[0] if locked else -1,
@@ -365,9 +373,10 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
         "three_of_a_kind": round(float(v[THREE_KIND]) * 62) / 2 or None,
         "three_aces": 32 if v[THREE_ACES] > 0.5 else None,
     }
+    return decode_table(full, info) if full.shape == (TABLE_OBS_SIZE,) else info
 
 
-def hand_of(observation: dict[str, np.ndarray] | np.ndarray) -> list[int]:
+def hand_of(observation: dict[str, np.ndarray] | np.ndarray) -> list[int]:  # either layout: the hand comes first
     """Just the own hand (card ids) of an observation."""
     v = observation["observation"] if isinstance(observation, dict) else observation
     return [int(c) for c in np.flatnonzero(np.asarray(v[:NUM_CARDS]) > 0.5)]
