@@ -137,7 +137,7 @@ class ThirtyOneState:
         "pub_version", "moves", "last_round", "stats", "ordered_stock", "deck",
         # games with table cards (envs.thirtyone.table) and token accounting (envs.thirtyone.settle)
         "num_actions", "tk", "blitz", "turn_phase", "table", "face_up", "table_by", "slot", "taken", "exchanged",
-        "dead", "gone", "peek", "restarted", "offers", "pending", "paid", "kitty", "pot", "anted",
+        "dead", "gone", "peek", "restarted", "offers", "pending", "paid", "kitty", "kitty_to", "pot", "anted",
     )  # fmt: skip
 
     def __init__(self, game: ThirtyOneGame, seed: int | None, deck: list[int] | None, dealer: int | None) -> None:
@@ -157,6 +157,7 @@ class ThirtyOneState:
         self.n_out = 0
         self.paid = [0] * n  # tokens paid into the kitty (lives game, token rewards)
         self.kitty = 0
+        self.kitty_to = [0] * n  # who took the kitty at the end
         self.pot = 0  # pot game: this round's pot
         self.anted = [0] * n
         if dealer is None:

@@ -136,8 +136,8 @@ class HandValuer:
         v = self.memo.get(mask)
         if v is None:
             ids = cards_of(mask)
-            if self.ranking == "brag":
-                v = max(self.memo[mask ^ (1 << c)] for c in ids) if len(ids) == 4 else float(brag_value_ids(ids))
+            if self.ranking == "brag":  # four cards: the best three; fewer than three (a seat out): nothing
+                v = max(self.memo[mask ^ (1 << c)] for c in ids) if len(ids) == 4 else 0.0
             else:
                 v = _value_ids(ids, self.three_of_a_kind, self.three_aces, self.straight_flush)
             self.memo[mask] = v

@@ -105,7 +105,9 @@ def end_round(s: ThirtyOneState, kind: str, knocker: int = -1) -> None:
             if scoring == "pot":
                 s.payoff[x] = float(d)
                 continue
-            s.payoff[x] = float(-(min(d, s.lives(x)) if tokens else d) if lives else d)
+            pay = min(d, s.lives(x)) if lives else 0
+            s.paid[x] += pay
+            s.payoff[x] = float(-(pay if tokens else d) if lives else d)
             s.tokens[x] = max(0, s.tokens[x] - d) if lives else s.tokens[x]
             s.scores[x] += 0 if lives else d
         s._finish()
@@ -115,17 +117,18 @@ def end_round(s: ThirtyOneState, kind: str, knocker: int = -1) -> None:
         if len(out) == len(seats):  # nobody would be left: the round's losses are void
             s.last_round["void"] = True
         else:
-            if tokens:
-                for x, d in zip(seats, delta, strict=True):
-                    pay = min(d, s.lives(x))
-                    s.paid[x] += pay
-                    s.kitty += pay
+            for x, d in zip(seats, delta, strict=True):  # each life lost is a token into the kitty
+                pay = min(d, s.lives(x))
+                s.paid[x] += pay
+                s.kitty += pay
+                if tokens:
                     s.payoff[x] -= pay
             for x, d in zip(seats, delta, strict=True):
                 s.tokens[x] = max(0, s.tokens[x] - d)
             _eliminate(s, out)
         if sum(s.alive) == 1:
             winner = next(x for x in seats if s.alive[x])
+            s.kitty_to[winner] = s.kitty
             if tokens:
                 s.payoff[winner] += s.kitty
             else:
@@ -181,21 +184,33 @@ def _finish_capped(s: ThirtyOneState) -> None:
     value = {x: standing(s, x) for x in order}
     top = max(value.values())
     leaders = [x for x in order if value[x] == top]
-    if scheme == "tokens":
-        if s.opts.scoring == "lives":
-            shares = pot_shares(s.kitty, [order.index(x) for x in leaders], len(order))
-            for x, share in zip(order, shares, strict=True):
+    if s.opts.scoring == "lives":
+        shares = pot_shares(s.kitty, [order.index(x) for x in leaders], len(order))
+        for x, share in zip(order, shares, strict=True):
+            s.kitty_to[x] = share
+            if scheme == "tokens":
                 s.payoff[x] += share
-    elif scheme == "win":
+    if scheme == "win":
         w = 1.0 / (n - 1)
         for x in order:
             s.payoff[x] = (1.0 + w) / len(leaders) - w if x in leaders else -w
-    else:
+    elif scheme == "placement":
         for x in order:
             higher = sum(1 for y in order if value[y] > value[x])
             ties = sum(1 for y in order if value[y] == value[x])
             s.payoff[x] = place_reward(1 + higher + (ties - 1) / 2, n)
     s._finish()
+
+
+def tokens_won(s: ThirtyOneState) -> list[float] | None:
+    """Tokens each seat has won (+) or lost (-) so far, whatever the reward scheme: the pot game's
+    tokens over the start; the lives game's kitty taken minus the tokens paid into it (one per life
+    lost, as far as the player had any). None for the points game (no tokens)."""
+    if s.opts.scoring == "points":
+        return None
+    if s.opts.scoring == "pot":
+        return [float(t - s.game.start_tokens) for t in s.tokens]
+    return [float(k - p) for k, p in zip(s.kitty_to, s.paid, strict=True)]
 
 
 def summary_key(last_round: dict[str, Any]) -> str:

@@ -81,7 +81,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "banking", "Banking (the widow and a pot)",
-            {"exchange": "widow", "scoring": "pot", "ante": 1, "lives": 5, "free_ride": False,
+            {"exchange": "widow", "scoring": "pot", "ante": 1, "lives": 3, "free_ride": False,
              "reward_scheme": "tokens"},
             "exchange='widow', scoring='pot'",
             (("wikipedia", "Before each round, each player has to ante one token or coin onto the centre of the "
@@ -95,8 +95,9 @@ VARIANTS: dict[str, Variant] = {
              ("wikipedia", "If any player acquires a blitz in their hand, they immediately show it, the round ends, "
                            "all other players place one token or coin on the table, and the player who blitzed takes "
                            "all of the tokens or coins on the table.")),
-            ("5 tokens each (lives=5; the text gives no number). A player without tokens at the start of a round "
-             "is out; the last player with tokens wins. max_rounds caps a game (then the most tokens win).",
+            ("3 tokens each (lives=3: the text gives no number; the scat text's 'each player getting 3 pennies'). A "
+             "player without tokens after a round is out; the last player with tokens wins. max_rounds caps a game "
+             "(then the most tokens win).",
              "The stock and the discard pile stay ('The play is the same as the regular version'): a turn is a draw "
              "or take and a discard, a knock, or a widow exchange.",
              "A widow exchange goes one card at a time (pick a widow card, put a hand card in its place face up), "
