@@ -107,6 +107,7 @@ def end_round(s: ThirtyOneState, kind: str, knocker: int = -1) -> None:
                 continue
             pay = min(d, s.lives(x)) if lives else 0
             s.paid[x] += pay
+            s.kitty += pay
             s.payoff[x] = float(-(pay if tokens else d) if lives else d)
             s.tokens[x] = max(0, s.tokens[x] - d) if lives else s.tokens[x]
             s.scores[x] += 0 if lives else d

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from envs.thirtyone import actions as A
 from envs.thirtyone import settle
 from envs.thirtyone.cards import SUIT
-from envs.thirtyone.phases import CHOOSE, DRAW, MORE, PLACE, POOL, RENEWED, RESTART, SWITCH, THROW, TURN, WIDOW
+from envs.thirtyone.phases import CHOOSE, DRAW, MORE, PLACE, POOL, RENEWED, RESTART, STOCK, SWITCH, THROW, TURN, WIDOW
 
 if TYPE_CHECKING:
     from envs.thirtyone.rules import ThirtyOneState
@@ -61,6 +61,8 @@ def deal_positions(tk: int, m: int, restart: bool = False) -> tuple[int, Positio
         if tk == WIDOW:
             hands = tuple((j, j + m + 1, j + 2 * (m + 1)) for j in range(m))
             pos = Positions(hands, (m, 2 * m + 1, 3 * m + 2), 3 * m + 3)
+        elif tk == STOCK:  # the classic deal (the rules core deals it itself, the same way)
+            pos = Positions(tuple((j, j + m, j + 2 * m) for j in range(m)), (), 3 * m)
         else:
             hands = tuple((j, j + m, j + 2 * m) for j in range(m))
             size = 3 if tk == POOL or restart else 6
