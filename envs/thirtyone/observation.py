@@ -1,8 +1,10 @@
 """State + seat -> the float32 observation vector of Thirty-One, and :func:`decode` for rule agents.
 
-The layout is the same for every seat, player count (2..9) and option set: seats are *relative*
-(``r`` = how many places to the observer's left, ``r = 0`` is the observer), and seats a table does
-not have are zero with ``present = 0``. ``OBS_SIZE = 1130``:
+The layout is the same for every seat, player count (2..9) and option set of the classic game
+(the stock and the discard pile; the variants ``scat``, ``no_elimination`` and ``cut_throat``): seats
+are *relative* (``r`` = how many places to the observer's left, ``r = 0`` is the observer), and seats a
+table does not have are zero with ``present = 0``. Games with cards on the table use the longer table
+layout of ``observation_table.py``, which starts with this one. ``OBS_SIZE = 1130``:
 
 ====================  =====  ===================================================================
 offset                size   content (cards are one-hot over the 52 card ids of ``cards.py``)

@@ -37,7 +37,7 @@ VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant(
-            "scat", "31 / Scat / Blitz (the default)", {}, "(defaults)",
+            "scat", "31 / Scat / Blitz (the default)", {}, "the defaults",
             (("scat", "Quantity OF Participants: 2-9 players NUMBER OF CARDS: regular 52-card"),
              ("scat", "The participant with the least expensive hand worth loses a existence."),
              ("scat", "If there will be a tie up regarding the knocker, the various other player(s i9000) get rid of "
@@ -51,7 +51,7 @@ VARIANTS: dict[str, Variant] = {
              "where the sources disagree' apply.",),
         ),
         Variant(
-            "no_elimination", "No-Elimination Thirty-One (points)", {"scoring": "points"}, "scoring='points'",
+            "no_elimination", "No-Elimination Thirty-One (points)", {"scoring": "points"}, "`scoring=\"points\"`",
             (("wikipedia", "This is a good version to use if you do not want to play with money or tokens."),
              ("wikipedia", "Lowest score – 1 point, except Knocker gets 0 points"),
              ("wikipedia", "Middle score(s) – 2 points, except Knocker gets only 1 point"),
@@ -65,7 +65,7 @@ VARIANTS: dict[str, Variant] = {
             "cut_throat", "West Lansing Cut Throat",
             {"lives": 3, "free_ride": False, "knocker_penalty": 2, "knocker_tie": "double", "three_of_a_kind": 30.5,
              "reward_scheme": "tokens"},
-            "free_ride=False, knocker_tie='double', three_of_a_kind=30.5",
+            "`free_ride=False, knocker_tie=\"double\", three_of_a_kind=30.5`",
             (("wikipedia", "Three tokens are purchased for the agreed upon amount of money prior to play beginning, "
                            "and the last player with any tokens wins the pot."),
              ("wikipedia", "There is no 'free ride'. A player who knocks but does not beat at least one other player, "
@@ -83,7 +83,7 @@ VARIANTS: dict[str, Variant] = {
             "banking", "Banking (the widow and a pot)",
             {"exchange": "widow", "scoring": "pot", "ante": 1, "lives": 3, "free_ride": False,
              "reward_scheme": "tokens"},
-            "exchange='widow', scoring='pot'",
+            "`exchange=\"widow\", scoring=\"pot\"`",
             (("wikipedia", "Before each round, each player has to ante one token or coin onto the centre of the "
                            "table."),
              ("wikipedia", "While dealing, after each player has received one card, the dealer puts one card face "
@@ -109,7 +109,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "switch", "Switch (two hands on the table)", {"exchange": "switch", "switch_restart": True},
-            "exchange='switch' (+ switch_restart=True)",
+            "`exchange=\"switch\"` (+ `switch_restart=True`)",
             (("wikipedia", "The difference for this version called Switch is that instead of picking from the pile "
                            "or the discard up-card, players exchange cards from two hands on the table."),
              ("wikipedia", "At the beginning of the game, the dealer is dealt two hands, and one extra hand is dealt "
@@ -142,7 +142,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             "stop_the_bus", "Stop the Bus (three-card brag)", {"exchange": "pool", "ranking": "brag"},
-            "exchange='pool', ranking='brag'",
+            "`exchange=\"pool\", ranking=\"brag\"`",
             (("wikipedia", "Stop the Bus is a game common in England that uses the hand rankings from three card "
                            "brag, instead of scoring closest to 31. The hand rankings are: three of a kind (a "
                            "'prial') as the best hand, followed by a running flush, then a run, then a flush, then a "
@@ -163,7 +163,7 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             "schwimmen", "Schwimmen (German 31, a pool of three cards)",
             {"exchange": "pool", "deck": 32, "three_of_a_kind": 30.5},
-            "exchange='pool', deck=32, three_of_a_kind=30.5",
+            "`exchange=\"pool\", deck=32, three_of_a_kind=30.5`",
             (("scat", "the German born game, also identified as Schwimmen, Schnáuz or Hosen 'runtér, which will be "
                       "like the game on this web page, except that cards are changed with a main pool of three "
                       "credit cards, rather than using a pull and throw away mechanism"),
@@ -190,14 +190,19 @@ def preset(name: Any) -> dict[str, Any]:
     return dict(VARIANTS[name].options)
 
 
+def _py(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
 def variants_markdown() -> str:
     """The README's variants table and per-preset rule notes, from the presets above."""
     lines = ["| variant | game | turned on by | options of the preset |", "| --- | --- | --- | --- |"]
     for v in VARIANTS.values():
-        opts = ", ".join(f"`{k}={v!r}`" for k, v in v.options.items()) or "(defaults)"
-        lines.append(f"| `{v.name}` | {v.title} | `variant='{v.name}'` or {v.turns_on} | {opts} |")
+        opts = ", ".join(f"`{k}={_py(x)}`" for k, x in v.options.items()) or "(the defaults)"
+        lines.append(f"| `{v.name}` | {v.title} | `variant=\"{v.name}\"`, or {v.turns_on} | {opts} |")
+    names = {"scat": "scat text", "wikipedia": "Wikipedia text", "research": "research notes"}
     for v in VARIANTS.values():
-        lines += ["", f"**`{v.name}`: {v.title}.** From the texts:"]
-        lines += [f"> \"{q}\" ({src})" for src, q in v.quotes]
-        lines += ["", "Where the texts are silent:"] + [f"- {c}" for c in v.choices]
+        lines += ["", f"**`{v.name}`: {v.title}.** From the texts:", ""]
+        lines += [f"- \"{q}\" ({names[src]})" for src, q in v.quotes]
+        lines += ["", "Where the texts are silent:", ""] + [f"- {c}" for c in v.choices]
     return "\n".join(lines)
