@@ -116,3 +116,24 @@ def test_table_observations_stay_in_bounds_and_hide_the_widow() -> None:
     for seat in range(4):  # no face-down widow card shows in anybody's observation
         v = e.observe(f"player_{seat}")["observation"]
         assert not any(v[c] or v[52 + c] or v[1130 + 54 * j + c] for j, c in enumerate(s.table))
+
+
+def test_evaluation_reports_tokens_won_per_game() -> None:
+    from train.evaluation import stats
+    from train.evaluation.cli import agent_table
+    from train.evaluation.match import MatchConfig, run_match
+
+    cfg = MatchConfig("thirtyone", ["rule", "random"], units=2, seed=1, env_options={"variant": "banking",
+                                                                                      "num_players": 3})
+    result = run_match(cfg, workers=1, progress=False)
+    for r in result.records:
+        assert sum(r.details["tokens"]) == 0 and len(r.details["tokens"]) == 3
+    rows = stats.agent_summary(result, 2.0, resamples=100)
+    assert sum(r["tokens_per_game"] * r["games"] for r in rows) == pytest.approx(0.0)
+    assert rows[0]["tokens_per_game"] > 0 > rows[1]["tokens_per_game"]
+    assert "tokens/game" in agent_table(result.game, rows, 2.0)
+    cfg = MatchConfig("thirtyone", ["rule", "random"], units=2, seed=1, env_options={"variant": "no_elimination",
+                                                                                      "num_players": 2,
+                                                                                      "target_score": 5})
+    rows = stats.agent_summary(run_match(cfg, workers=1, progress=False), 2.0, resamples=100)
+    assert all(np.isnan(r["tokens_per_game"]) for r in rows)  # the points game has no tokens: shown as "-"
