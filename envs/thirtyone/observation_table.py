@@ -80,6 +80,7 @@ def encode_table(s: Any, seat: int) -> np.ndarray:
     out[: L.OBS_SIZE] = encode_reference(s, seat)
     owner = s.owner
     for j, c in enumerate(s.table):
+        out[EXCHANGED + j] = s.exchanged >> j & 1
         if c < 0:
             continue
         base = SLOTS + SLOT_SIZE * j
@@ -91,7 +92,6 @@ def encode_table(s: Any, seat: int) -> np.ndarray:
             out[base + FACE_DOWN] = 1.0
             if s.peek == seat and j < 3:
                 out[base + c] = 1.0
-        out[EXCHANGED + j] = s.exchanged >> j & 1
     for c in cards_of(s.taken):
         out[L.LOCKED + c] = 1.0
     ph, cp = s.phase, s.current_player
