@@ -184,10 +184,11 @@ class ThirtyOneState:
     def legal_actions(self) -> list[int]:
         ph = self.phase
         if ph == DRAW:
-            out = [A.DRAW, A.TAKE, A.KNOCK] if self._knock_open() else [A.DRAW, A.TAKE]
-            if self.tk == WIDOW:
-                out += table.widow_picks(self)
-            return out
+            if self.tk:  # the widow game
+                return ([A.DRAW, A.TAKE, A.KNOCK] if self._knock_open() else [A.DRAW, A.TAKE]) + table.widow_picks(self)
+            if self._knock_open():
+                return [A.DRAW, A.TAKE, A.KNOCK]
+            return [A.DRAW, A.TAKE]
         if ph == DISCARD:
             lk = self.locked
             return sorted([c for c in self.hands[self.current_player] if c != lk])
@@ -244,7 +245,14 @@ class ThirtyOneState:
             self._illegal(action, "only a card in the hand can be discarded")
         elif ph == DRAW:
             if action == A.DRAW:
-                c = self._draw_stock()
+                st = self.stock
+                if self.ordered_stock:
+                    c = st.pop()
+                else:  # a uniformly random card of the stock: the same as drawing from a shuffled one
+                    i = int(self.rng.random() * len(st))
+                    c = st[i]
+                    st[i] = st[-1]
+                    st.pop()
                 self.hands[p].append(c)
                 self.hand_mask[p] |= 1 << c
                 self.phase = DISCARD
@@ -319,6 +327,7 @@ class ThirtyOneState:
         return self.opts.free_ride and self.tokens[seat] == 1
 
     def _draw_stock(self) -> int:
+        """Draw the top card of the stock (apply_action inlines the same for speed)."""
         st = self.stock
         if self.ordered_stock:
             return st.pop()
@@ -398,11 +407,11 @@ class ThirtyOneState:
         value = self.valuer.memo
         blitz = False
         at = self.blitz
-        for j, s in enumerate(seats):  # one card at a time from the dealer's left
-            if tk == STOCK:
-                a, b, c = deck[j], deck[j + m], deck[j + 2 * m]
-            else:
-                a, b, c = (deck[i] for i in positions.hands[j])
+        if tk == STOCK:  # one card at a time from the dealer's left
+            dealt = zip(deck[:m], deck[m : 2 * m], deck[2 * m : 3 * m], strict=True)
+        else:
+            dealt = ([deck[i] for i in h] for h in positions.hands)
+        for s, (a, b, c) in zip(seats, dealt, strict=True):
             hands[s] = [a, b, c]
             masks[s] = mask = (1 << a) | (1 << b) | (1 << c)
             if value[mask] >= at:

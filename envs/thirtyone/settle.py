@@ -101,14 +101,19 @@ def end_round(s: ThirtyOneState, kind: str, knocker: int = -1) -> None:
     lives = scoring == "lives"
     tokens = o.reward_scheme == "tokens"
     if o.episode == "round":  # rewards: minus the lives lost (or tokens paid), the points or the tokens won
+        ride = 1 if o.free_ride else 0
         for x, d in zip(seats, delta, strict=True):
             if scoring == "pot":
                 s.payoff[x] = float(d)
                 continue
-            pay = min(d, s.lives(x)) if lives else 0
-            s.paid[x] += pay
-            s.kitty += pay
-            s.payoff[x] = float(-(pay if tokens else d) if lives else d)
+            lost = d
+            if d and lives:
+                pay = min(d, max(0, s.tokens[x] - ride))  # as far as the player has lives left
+                s.paid[x] += pay
+                s.kitty += pay
+                if tokens:
+                    lost = pay
+            s.payoff[x] = float(-lost if lives else d)
             s.tokens[x] = max(0, s.tokens[x] - d) if lives else s.tokens[x]
             s.scores[x] += 0 if lives else d
         s._finish()
@@ -118,15 +123,18 @@ def end_round(s: ThirtyOneState, kind: str, knocker: int = -1) -> None:
         if len(out) == len(seats):  # nobody would be left: the round's losses are void
             s.last_round["void"] = True
         else:
+            ride = 1 if o.free_ride else 0
             for x, d in zip(seats, delta, strict=True):  # each life lost is a token into the kitty
-                pay = min(d, s.lives(x))
-                s.paid[x] += pay
-                s.kitty += pay
-                if tokens:
-                    s.payoff[x] -= pay
+                if d:
+                    pay = min(d, max(0, s.tokens[x] - ride))  # as far as the player has lives left
+                    s.paid[x] += pay
+                    s.kitty += pay
+                    if tokens:
+                        s.payoff[x] -= pay
             for x, d in zip(seats, delta, strict=True):
                 s.tokens[x] = max(0, s.tokens[x] - d)
-            _eliminate(s, out)
+            if out:
+                _eliminate(s, out)
         if sum(s.alive) == 1:
             winner = next(x for x in seats if s.alive[x])
             s.kitty_to[winner] = s.kitty
