@@ -51,19 +51,45 @@ import numpy as np
 
 from envs.thirtyone import actions as A
 from envs.thirtyone.cards import NUM_CARDS, cards_of
+from envs.thirtyone.layout import (  # noqa: F401  (re-exported: the layout's constants were always here)
+    ACTIVE,
+    ANY_KNOCK,
+    COUNTY,
+    DEALER,
+    DECK32,
+    GLOBAL,
+    HAND,
+    HELD_BY,
+    KNOCKED,
+    LAP,
+    LIVES,
+    LOCKED,
+    MAX_SEATS,
+    MIN_KNOCK,
+    NUM_PLANES,
+    OBS_SIZE,
+    OBSERVATION_VERSION,
+    OUT,
+    PHASE,
+    PILE,
+    PILE_BY,
+    PLAYERS,
+    POINTS,
+    PRESENT,
+    ROUND,
+    ROUND_EP,
+    SCORE,
+    SEAT_FEATURES,
+    SEATS,
+    STOCK,
+    THREE_ACES,
+    THREE_KIND,
+    TO_ACT,
+    TOP,
+    TURN,
+    VALUE,
+)
 from envs.thirtyone.rules import DISCARD, OVER, THROW, ThirtyOneGame, ThirtyOneState
-
-MAX_SEATS = 9
-NUM_PLANES = 3 + MAX_SEATS + (MAX_SEATS - 1)
-HAND, TOP, LOCKED, PILE_BY, HELD_BY = 0, 52, 104, 156, 624
-SEATS = NUM_PLANES * NUM_CARDS  # 1040
-SEAT_FEATURES = 8
-PRESENT, OUT, LIVES, COUNTY, KNOCKED, DEALER, SCORE, TO_ACT = range(SEAT_FEATURES)
-GLOBAL = SEATS + MAX_SEATS * SEAT_FEATURES  # 1112
-(PHASE, STOCK, PILE, ANY_KNOCK, TURN, LAP, ROUND, ACTIVE, PLAYERS, VALUE, MIN_KNOCK, DECK32, POINTS,
- ROUND_EP, THREE_KIND, THREE_ACES) = (GLOBAL + i for i in (0, *range(3, 18)))  # fmt: skip
-OBS_SIZE = GLOBAL + 18  # 1130
-OBSERVATION_VERSION = 1  # bump when the layout changes: checkpoints record it
 
 _BIT = [1 << c for c in range(NUM_CARDS)]
 _ZEROS = memoryview(np.zeros(SEATS, np.float32))  # clears the card planes in one copy

@@ -1,5 +1,7 @@
 """The reference Thirty-One observation: built from the state alone, entry by entry (slow, simple).
 
+The layout is documented in ``observation.py``; its offsets live in ``layout.py``.
+
 It is also the first 1130 entries of the table layout (``observation_table``), which adds the table
 cards and overwrites the few entries it documents.
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.thirtyone import observation as L
+from envs.thirtyone import layout as L
 from envs.thirtyone.rules import DISCARD, OVER, THROW, ThirtyOneState
 
 

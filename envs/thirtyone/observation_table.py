@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.thirtyone import observation as L
+from envs.thirtyone import layout as L
 from envs.thirtyone.brag import BRAG_MAX
 from envs.thirtyone.cards import NUM_CARDS, cards_of
 from envs.thirtyone.observation_ref import encode_reference

@@ -35,7 +35,7 @@ from typing import Any
 
 from envs.checks import as_integer, as_seat
 from envs.thirtyone import actions as A
-from envs.thirtyone import settle, table
+from envs.thirtyone import deal, settle, table
 from envs.thirtyone.cards import DECKS, NUM_CARDS, check_deck
 from envs.thirtyone.options import CLASSIC_ONLY, ThirtyOneOptions, validate_options
 from envs.thirtyone.phases import (  # noqa: F401  (re-exported: the phases' public home is here)
@@ -70,16 +70,6 @@ _DRAW_TAKE, _DRAW_TAKE_KNOCK, _THROW_LOOK = (
 )
 
 
-def _layout(dealer: int, alive: tuple[bool, ...] | list[bool]) -> tuple[list[int], list[int]]:
-    """Seats in the round, clockwise from the dealer's left, and each one's next seat."""
-    n = len(alive)
-    seats = [(dealer + i) % n for i in range(1, n + 1) if alive[(dealer + i) % n]]
-    nxt = [-1] * n
-    for i, s in enumerate(seats):
-        nxt[s] = seats[(i + 1) % len(seats)]
-    return seats, nxt
-
-
 class ThirtyOneGame:
     """The options of a game and the factory of its states (``envs.core.Game``)."""
 
@@ -95,7 +85,7 @@ class ThirtyOneGame:
         self.deck_cards: tuple[int, ...] = DECKS[o.deck]
         self.valuer = HandValuer(o.three_of_a_kind, o.three_aces, o.straight_flush, o.ranking)
         self.start_tokens = o.lives + (1 if o.free_ride else 0)
-        self.layouts: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # cache of _layout
+        self.layouts: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # cache of deal.seat_layout
 
     def new_initial_state(
         self, seed: int | None = None, deck: list[str | int] | None = None, dealer: int | None = None
@@ -374,68 +364,8 @@ class ThirtyOneState:
         )
 
     def _start_round(self, deck: list[int] | None = None, restart: tuple[int, list[int]] | None = None) -> None:
-        """Deal a round. ``restart``: (seat, hand) of a Switch restart, the hand face up on the table."""
-        n = self.n
-        self.round_no += 1
-        self.pub_version += 1
-        layout = self.game.layouts.get((self.dealer, *self.alive))
-        if layout is None:
-            layout = self.game.layouts[(self.dealer, *self.alive)] = _layout(self.dealer, self.alive)
-        seats, self.next_seat = layout
-        self.seats = seats
-        m = len(seats)
-        self.knock_from = m if self.opts.knock_allowed == "after_first_round" else 0
-        tk = self.tk
-        if tk == STOCK:
-            k = 3 * m + 1
-        else:
-            k, positions = table.deal_positions(tk, m, restart is not None)
-        if deck is None:  # deal a uniform random prefix (partial Fisher-Yates); the rest is the stock
-            deck = self.deck if restart is None else [c for c in self.deck if c not in restart[1]]
-            rnd = self.rng.random
-            size = len(deck)
-            for i in range(k):
-                j = i + int(rnd() * (size - i))
-                deck[i], deck[j] = deck[j], deck[i]
-            self.stock = deck[k:]  # drawn from at random, so its order does not matter
-            self.ordered_stock = False
-        else:  # a fixed deck order: pop() takes the top card
-            self.stock = deck[k:][::-1]
-            self.ordered_stock = True
-        hands: list[list[int]] = [[] for _ in range(n)]
-        masks = [0] * n
-        value = self.valuer.memo
-        blitz = False
-        at = self.blitz
-        if tk == STOCK:  # one card at a time from the dealer's left
-            dealt = zip(deck[:m], deck[m : 2 * m], deck[2 * m : 3 * m], strict=True)
-        else:
-            dealt = ([deck[i] for i in h] for h in positions.hands)
-        for s, (a, b, c) in zip(seats, dealt, strict=True):
-            hands[s] = [a, b, c]
-            masks[s] = mask = (1 << a) | (1 << b) | (1 << c)
-            if value[mask] >= at:
-                blitz = True
-        self.hands, self.hand_mask = hands, masks
-        self.disc_by = [0] * n
-        self.known = [0] * n
-        self.locked = -1
-        self.knocker = -1
-        self.turn_no = 0
-        self.current_player = seats[0]
-        self.phase = THROW if self.opts.throw_down else self.turn_phase
-        if tk == STOCK:
-            up = deck[k - 1]
-            self.pile = [up]
-            self.owner[up] = self.dealer
-            self.disc_by[self.dealer] = 1 << up
-        else:
-            table.start_round(self, deck, positions, restart)
-        if self.opts.scoring == "pot":
-            settle.ante(self)
-        if blitz:
-            self.stats["deal_blitzes"] += 1
-            self._end_round("blitz")
+        """Deal a round (``envs.thirtyone.deal``). ``restart``: (seat, hand) of a Switch restart."""
+        deal.start_round(self, deck, restart)
 
     def _next_turn(self) -> None:
         nxt = self.next_seat[self.current_player]

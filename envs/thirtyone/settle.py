@@ -19,12 +19,11 @@ Rewards (``state.payoff``, what the env hands out as it changes):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from envs.thirtyone.scoring import elimination_reward, final_rewards, lives_lost, place_reward, points_won, pot_shares
 
-if TYPE_CHECKING:
-    from envs.thirtyone.rules import ThirtyOneState
+ThirtyOneState = Any  # envs.thirtyone.rules.ThirtyOneState (not imported: rules imports this module)
 
 DELTA_KEYS = {"lives": "lives_lost", "points": "points", "pot": "tokens"}  # the last_round key of the round's result
 

@@ -24,15 +24,14 @@ Cards of a renewed table hand leave play: ``state.dead`` (seen face up) or ``sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from envs.thirtyone import actions as A
 from envs.thirtyone import settle
 from envs.thirtyone.cards import SUIT
 from envs.thirtyone.phases import CHOOSE, DRAW, MORE, PLACE, POOL, RENEWED, RESTART, STOCK, SWITCH, THROW, TURN, WIDOW
 
-if TYPE_CHECKING:
-    from envs.thirtyone.rules import ThirtyOneState
+ThirtyOneState = Any  # envs.thirtyone.rules.ThirtyOneState (not imported: rules imports this module)
 
 ALL_THREE = 0b111
 RESTART_OVER = 21  # Switch: "three cards of the same suit and is greater than 21"
