@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -196,9 +197,8 @@ def test_env_masks_never_empty_and_observations_in_bounds(n: int, seed: int, epi
 
 # ------------------------------------------------------------------ the named variants and the table games
 @st.composite
-def variant_options(draw) -> dict:
-    """A named variant with options on top (the ones that fit it)."""
-    name = draw(st.sampled_from(VARIANT_NAMES))
+def variant_options(draw, name: str) -> dict:
+    """The named variant ``name`` with options on top (the ones that fit it)."""
     o = {"variant": name, "num_players": draw(st.integers(2, 9)), "episode": draw(st.sampled_from(["game", "round"])),
          "reward_scheme": draw(st.sampled_from(["win", "placement", "tokens"])), "lives": draw(st.integers(1, 3)),
          "max_rounds": draw(st.sampled_from([None, 3])), "throw_down": draw(st.booleans()),
@@ -246,9 +246,14 @@ def hide_swap_table(s, seat: int, rng: random.Random) -> bool:
     return True
 
 
-@FAST
-@given(options=variant_options(), seed=st.integers(0, 2**32 - 1))
-def test_variant_games_keep_the_invariants_and_end(options: dict, seed: int) -> None:
+PER_VARIANT = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+@PER_VARIANT
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_variant_games_keep_the_invariants_and_end(name: str, data, seed: int) -> None:
+    options = data.draw(variant_options(name))
     game = ThirtyOneGame(**options)
     s = game.new_initial_state(seed=seed)
     rng = random.Random(seed)
@@ -268,9 +273,13 @@ def test_variant_games_keep_the_invariants_and_end(options: dict, seed: int) -> 
         assert max(r) == 1.0 or options["max_rounds"]
 
 
-@FAST
-@given(options=variant_options(), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 80))
-def test_table_observations_leak_nothing(options: dict, seed: int, steps: int) -> None:
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+@PER_VARIANT
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 80))
+def test_variant_observations_leak_nothing(name: str, data, seed: int, steps: int) -> None:
+    """In every variant: swapping any card the seat cannot see (other hands, face-down table cards) with a
+    stock card changes nothing in its observation."""
+    options = data.draw(variant_options(name))
     from envs.thirtyone.observation_table import TABLE_OBS_SIZE, encode_table
 
     game = ThirtyOneGame(**options)
