@@ -55,7 +55,7 @@ class Table:
         # Card play exactly as on the ISkO table (the rules core's fast path): every held card is a
         # `play` action of the 32-card range, no other action during play, nobody plays automatically.
         self.plain_play = (o.pack == 32 and not o.concede and not o.idiot and not o.officers
-                           and o.dummy != "stack")
+                           and o.dummy != "stack" and o.ramsch_tens == "high")
         self.num_actions = A.NUM_ACTIONS if self.classic else A.NUM_ALL_ACTIONS
         self.score_len = 4 if o.players == 4 else self.positions
         self.scoring_players = 4 if o.players == 4 else 3  # Seeger-Fabian: 40 at three (and two), 30 at four
