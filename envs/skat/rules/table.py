@@ -57,7 +57,7 @@ class Table:
         self.plain_play = (o.pack == 32 and not o.concede and not o.idiot and not o.officers
                            and o.dummy != "stack" and o.ramsch_tens == "high")
         self.num_actions = A.NUM_ACTIONS if self.classic else A.NUM_ALL_ACTIONS
-        self.score_len = 4 if o.players == 4 else self.positions
+        self.score_len = 4 if o.players == 4 else 3  # per position (the dealer sitting out: a fourth)
         self.scoring_players = 4 if o.players == 4 else 3  # Seeger-Fabian: 40 at three (and two), 30 at four
         self.deal_pattern = _deal_pattern(self)
 
