@@ -323,9 +323,12 @@ class raw_env(AECEnv, EzPickle):
         winners: list[int] = []
         if st.contract is None and not st.passed_in and self.game.options.ramsch_scoring == "gewinner":
             winners = [t.seat_of(p, self.dealer) for p in range(3) if st.scores[p] > 0]
+        defenders = [t.seat_of(p, self.dealer) for p in range(t.positions) if p not in (st.declarer, t.dummy)
+                     ] if declarer >= 0 else []
         entry = {"declarer": declarer, "game_type": st.contract.game if st.contract is not None else -1,
                  "won": won, "passed_in": bool(st.passed_in), "ramsch": st.contract is None and not st.passed_in,
-                 "winners": winners, "scores": self.seat_scores() if self._encoder is None else None}
+                 "winners": winners, "defenders": defenders,
+                 "scores": self.seat_scores() if self._encoder is None else None}
         self.deal_log.append(entry)
         return entry
 
