@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from envs.checks import as_integer
 from envs.skat import actions as A
-from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, NUM_CARDS, POINTS, cards_of
+from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, NUM_CARDS, POINTS, cards_of, trick_winner
 from envs.skat.deal import FOREHAND, MIDDLEHAND, POSITION_NAMES, REARHAND
 from envs.skat.options import SkatOptions
 from envs.skat.rules.extras import Extras
@@ -126,7 +126,17 @@ class SkatState:
         """The cards the player to act may play: the led suit if it can follow, else any card
         (Officers' Skat: of its face-up cards)."""
         hand = self.hands[self.current_player]
-        if self.x is not None and self.table.officers:
+        if self.x is not None:
+            return self._playable_extended(hand)
+        if self.trick:
+            g = self.play_game
+            follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
+            if follow:
+                return follow
+        return hand
+
+    def _playable_extended(self, hand: int) -> int:
+        if self.table.officers:
             hand &= ~self.x.hidden[self.current_player]
         if self.trick:
             g = self.play_game
@@ -257,16 +267,19 @@ class SkatState:
 
     def _finish_trick(self) -> None:
         trick = self.trick
-        w = (self.leader + self.table.pack.trick_winner(self.play_game, trick)) % self.trick_size
-        self.tricks_won[w] += 1
         pts = self.points_of
-        self.points[w] += sum(pts[c] for c in trick)
+        if self.x is None:  # three cards of the 32-card pack
+            w = (self.leader + trick_winner(self.play_game, trick)) % 3
+            self.points[w] += pts[trick[0]] + pts[trick[1]] + pts[trick[2]]
+        else:
+            w = (self.leader + self.table.pack.trick_winner(self.play_game, trick)) % self.trick_size
+            self.points[w] += sum(pts[c] for c in trick)
+            self.x.offered = 0  # a new trick: each player may offer (concede, claim) once again
+        self.tricks_won[w] += 1
         self.trick_count += 1
         self.last_trick = tuple(trick)
         self.trick = []
         self.leader = self.current_player = w
-        if self.x is not None:
-            self.x.offered = 0  # a new trick: each player may offer (concede, claim) once again
         contract = self.contract
         if self.trick_count == self.tricks_total or (contract is not None and contract.game == NULL
                                                      and w == self.declarer):
