@@ -341,8 +341,11 @@ class raw_env(AECEnv, EzPickle):
         if self.state is None:
             text = "(no deal yet)"
         else:
-            text = render_table(self.state, [self.agent_at(p) for p in range(3)])
-            if self.table.seats == 4:
+            t = self.table
+            labels = [self.agent_at(p) if p < t.positions and p != t.dummy else "(dummy)" if p == t.dummy else "-"
+                      for p in range(3)]
+            text = render_table(self.state, labels)
+            if t.seats == 4:
                 text += f"\n  dealer sitting out: {self.possible_agents[self.dealer]}"
         if self.render_mode == "human":
             print(text)

@@ -100,7 +100,7 @@ class SkatGame:
         sequence = self.options.sequence
         if sequence is not None:
             x.fixed_game = GAME_LETTERS.index(sequence[(deal_index // t.seats) % len(sequence)])
-        state = SkatState(t, hands, sum(1 << c for c in skat), x)
+        state = SkatState(self.options, hands, sum(1 << c for c in skat), x)
         phases.begin(state)
         return state
 

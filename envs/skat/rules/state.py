@@ -57,7 +57,7 @@ class SkatState:
     def __init__(self, options: SkatOptions | Table, hands: Sequence[int], skat: int, x: Extras | None = None) -> None:
         table = options if isinstance(options, Table) else table_of(options)
         self.table = table
-        self.options = table.options
+        self.options = options if isinstance(options, SkatOptions) else table.options
         self.dealt = tuple(hands)
         self.hands = list(hands)
         self.original_skat = skat
