@@ -119,8 +119,12 @@ class raw_env(AECEnv, EzPickle):
     # --- PettingZoo API -------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new deal (or list). ``options`` may hold ``dealer`` (the seat that deals this deal) and ``deal``:
-        ``{"hands": [hands of player_0, player_1, player_2], "skat": "XX YY"}`` in card notation, or
-        ``{"deck": [32 cards]}`` dealt 3-skat-4-3 from forehand. Other keys are a ValueError."""
+        ``{"hands": [hands of player_0, player_1, player_2], "skat": "XX YY"}`` in card notation (four
+        players: four hands, the dealer's empty; two players: two hands and ``"dummy"``, Officers'
+        Skat: two hands of 16, the 8 face-down cards first), ``{"deck": [the pack's cards]}`` dealt in
+        the table's pattern (3-skat-4-3 from forehand on the ISkO table), or ``{"shuffle": [ints]}``
+        (``numpy.random.default_rng(ints).permutation`` of the pack, dealt as a deck). Other keys are
+        a ValueError. A list (``episode="list"``) starts over; later deals of it come from the seed."""
         options = check_reset_options(options, RESET_OPTIONS)
         seed = as_seed(seed)
         seats = self.table.seats
