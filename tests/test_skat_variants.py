@@ -11,7 +11,7 @@ from envs.skat.observation import OBSERVATION_SIZE
 from envs.skat.observation_x import LAYOUTS
 from envs.skat.options import validate_options
 from envs.skat.rules import SkatGame
-from envs.skat.variants import NAMES, VARIANTS, variants_table
+from envs.skat.variants import NAMES, OPTION_NOTES, VARIANTS, decisions_text, variants_table
 
 ISSUE_NAMES = ("isko", "four_player", "list", "bierskat", "schieberamsch", "gewinner_ramsch", "ramsch_only",
                "revolution", "strohmann", "oma", "dummy", "officers", "tournee", "sechserskat", "idiotenskat",
@@ -22,8 +22,9 @@ def test_names_are_the_issues_and_each_quotes_its_source():
     assert NAMES == ISSUE_NAMES
     for v in VARIANTS.values():
         assert v.source and v.summary
-    table = variants_table()
-    assert all(f"`{n}`" in table for n in NAMES)
+    table, notes = variants_table(), decisions_text()
+    assert all(f"`{n}`" in table and f"**`{n}`**" in notes for n in NAMES)
+    assert set(OPTION_NOTES) == {"supra", "concede"} and "**`concede`**" in notes
 
 
 def test_every_preset_reaches_env_raw_env_and_the_rules_core():

@@ -128,9 +128,9 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         "oma", {"players": 2, "dummy": "stack"},
         "Oma Skat: the third hand (Oma) lies face down as a stack; its top card is played to each trick.",
         "Another variant is Oma Skat where the dummy hand is known as Oma or 'Grandma'. / Oma Skat is also played "
-        "with a third, or dummy, hand called Oma. However, in this case, the hand is not exposed. Instead it is "
-        "placed in a stack, face down, and the top card of the stack is played to the trick each time. Thus Oma "
-        "need not follow suit.",
+        "with a third, or dummy, hand called Oma (\"Grandma\"). However, in this case, the hand is not exposed. "
+        "Instead it is placed in a stack, face down, and the top card of the stack is played to the trick each "
+        "time. Thus Oma need not follow suit.",
         ("The sources disagree: Wikipedia names Oma Skat as another two-player variant, the encyclopedia says what "
          "differs. The encyclopedia's rules are followed: Oma's stack is played automatically (no decision), "
          "in dealing order, and Oma's tricks count for the defender (the player who lost the bidding).",
@@ -165,8 +165,9 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         "To determine trump, declarer picks up one card of the skat and looks at it. If declarer wants this card's "
         "suit as trump, the card is shown to the other players. Otherwise the hand is played as Passt mir nicht ... "
         "A jack gives declarer the choice of either playing grand (jacks only) or the jack's suit as trump. / "
-        "Tournee: D 5, H 6, S 7, C 8, Grand 12 ... Solo: D 9, H 10, S 11, C 12, Grand 20, Grand Ouvert 24. Grand "
-        "Guckser: 16, 32 if lost. Null: 20, 40 if played ouvert. Ramsch: player taking the fewest number of card "
+        "Tourn\u00e9e: \u2666 5, \u2665 6, \u2660 7, \u2663 8, Grand 12. / Solo: \u2666 9, \u2665 10, "
+        "\u2660 11, \u2663 12, Grand 20, Grand Ouvert 24. / Grand Guckser: 16, 32 if lost. / Null: 20, 40 if played "
+        "ouvert. / Ramsch: player taking the fewest number of card "
         "points wins 10 game points, or 20 for taking zero tricks. A player taking every trick loses 30.",
         ("Bids are game values of these tables (10 is the lowest). 'Forehand may not pass' after two passes: its "
          "`pass` there declares the Ramsch.",
@@ -204,7 +205,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant(
         "raeuberskat", {"sequence": ("D", "H", "S", "C", "G", "N"), "episode": "list"},
         "Raeuberskat: no bidding; a fixed sequence of contracts over a list.",
-        "Raeuberskat (\"Robber Skat\") is a variant in which there is no bidding; instead there is a sequence of "
+        "R\u00e4uberskat (\"Robber Skat\") is a variant in which there is no bidding; instead there is a sequence of "
         "specified contracts.",
         ("The text names no sequence. Default: diamonds, hearts, spades, clubs, grand, null; each contract is "
          "played once by each player as forehand (a list of 18 deals at three), forehand is the declarer.",
@@ -213,6 +214,43 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
     ),
 )}
 NAMES: tuple[str, ...] = tuple(VARIANTS)
+
+# The options that are no table of their own but go on any table with Kontra or card play.
+OPTION_NOTES: dict[str, Variant] = {v.name: v for v in (
+    Variant(
+        "supra", {"supra": True, "kontra": True},
+        "Supra and Resupra: after Kontra and Re, two more doublings (x8, x16).",
+        "In a less common further variation this process can be repeated twice more by announcing 'Supra' and "
+        "'Resupra' (or more colloquially, 'Bock' [(roe) buck] and 'Hirsch' [red deer], or the like, which are "
+        "colloquial augments of 'Reh' roe deer).",
+        ("Supra is said by the defender who said Kontra, Resupra by the declarer, each only after the other "
+         "side's doubling; it needs kontra=True.",
+         "On tables without an auction (Officers' Skat, Raeuberskat) every defender may say Kontra; with one, a "
+         "defender who made or held a call (the Skat Order's rule, as before)."),
+    ),
+    Variant(
+        "concede", {"concede": True},
+        "Conceding and claiming: a player on turn may concede or claim the remaining tricks; the other side "
+        "accepts or rejects.",
+        "Declarer may, unilaterally, concede a loss while holding at least nine cards (i. e. before playing to the "
+        "second trick). Afterwards approval of at least one defender is required. Defenders may concede at any "
+        "time, but may be requested by declarer to complete the play ... Claiming of remaining tricks is possible "
+        "as well, but for a defender only if she would be able to take the remaining tricks herself. A game in "
+        "which the necessary trick points have been won can not be lost, regardless of claims.",
+        ("Offers are actions of the card play: on the player's own turn, once per player and trick (so play "
+         "always goes on); the other side answers with `accept` or `reject` (phase `answer`). Not in Ramsch.",
+         "A declarer's concession before the second trick ends the game lost at the value its declaration "
+         "reached (schneider and schwarz only as announced). Later one defender's approval is needed (asked in "
+         "turn); then the remaining tricks go to the defenders and the game is scored as usual, so a game whose "
+         "61 points are reached stays won.",
+         "A defender's concession: the declarer accepts (the rest is the declarer's) or asks to play on. A claim: "
+         "accepted by every answer (both defenders for the declarer's), the remaining tricks go to the claimer's "
+         "side; rejected, play goes on. Whether a defender could take the rest 'herself' is not checked: the "
+         "declarer's rejection covers it.",
+         "Null (and the Revolution): a claim means the claimer's side wins: the declarer's that it takes no "
+         "further trick, the defenders' that it takes one."),
+    ),
+)}
 NOT_IMPLEMENTED: frozenset[str] = frozenset()  # presets whose rules are not written yet
 
 
@@ -224,6 +262,15 @@ def preset(name: str) -> dict[str, Any]:
         raise ValueError(f"Skat variant {name!r} is not implemented yet; implemented: "
                          f"{', '.join(n for n in NAMES if n not in NOT_IMPLEMENTED)}")
     return dict(VARIANTS[name].options)
+
+
+def decisions_text() -> str:
+    """The README's list of every preset and option with its source sentence and decisions (markdown)."""
+    out = []
+    for v in (*VARIANTS.values(), *OPTION_NOTES.values()):
+        out.append(f"* **`{v.name}`**: {v.summary} Source: \"{v.source}\"")
+        out += [f"  - {d}" for d in v.decisions]
+    return "\n".join(out)
 
 
 def variants_table() -> str:
