@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from envs import skat_v0
+from envs.skat import observation_x
 from envs.skat.observation import decode, observe
 from envs.skat.observation_x import LAYOUTS, OPTION_FLAGS, TableView, layout_of_vector
 from envs.skat.observation_x import observe as observe_x
@@ -25,6 +26,8 @@ def test_layouts_are_named_versioned_and_contiguous():
         assert offset == layout.size and layout.fields["position"].offset == layout.planes * 36
         assert "offset size" in layout.table_text()
     assert LAYOUTS["skat4"].slots == 4 and LAYOUTS["skat3x"].slots == LAYOUTS["skat2"].slots == 3
+    table = "\n".join("    " + line for line in LAYOUTS["skat3x"].table_text().splitlines())
+    assert table in observation_x.__doc__, "the layout table in the module docstring is out of date:\n" + table
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -16,6 +16,56 @@ Sechserskat). Counts are scaled to 0..1; one-hots are all zero when there is not
 table's options are flags of the vector, so one policy can tell tables apart. What a seat sees of
 the hands and the skat is ``envs.skat.rules.views`` (the leak tests check every table). A list's
 progress and scores are the last fields (zero in single-deal episodes).
+
+The fields of ``skat3x`` (``skat2`` is the same vector; ``skat4`` has the same fields with four slots
+each: ``LAYOUTS["skat4"].table_text()``; a test checks this copy)::
+
+    offset size  field          content
+    0      36    hand           own hand as this seat sees it (Idiotenskat: empty; Officers: face-up cards)
+    36     36    skat_put       the cards this seat put into the skat
+    72     36    skat_taken     the skat cards this seat picked up
+    108    36    skat_shown     skat cards shown to this seat (Tournee's turned cards)
+    144    108   played         cards played so far, per relative seat 0 me, 1 left, 2 right
+    252    108   trick          the card each slot has in the current trick (relative seat 0 me, 1 left, 2 right)
+    360    108   open           other hands' cards seen (ouvert, Strohmann, Idiotenskat, Officers, Revolution)
+    468    4     position       own position one-hot: forehand, middlehand, rearhand, sitting out
+    472    3     dealer         the dealer, one-hot by slot
+    475    3     to_act         the slot whose decision this is (a dummy played by the observer: the dummy's slot)
+    478    15    phase          phase one-hot (rules.ALL_PHASE_NAMES: auction ... exchange)
+    493    1     bid            highest bid so far / 264
+    494    3     max_call       highest call per slot / 264
+    497    3     passed         passed in the auction, per slot
+    500    3     called         made or held a call, per slot
+    503    3     bidder         the current caller, one-hot (auction only)
+    506    3     listener       the current listener, one-hot (auction only)
+    509    3     declarer       declarer, one-hot
+    512    6     game_type      game type one-hot: clubs, spades, hearts, diamonds, grand, null
+    518    1     ramsch         a Ramsch is played
+    519    1     hand_game      hand game (North American: solo)
+    520    1     schneider      schneider announced
+    521    1     schwarz        schwarz announced
+    522    1     ouvert         ouvert
+    523    1     revolution     a Revolution is played
+    524    4     doubling       kontra, re, supra, resupra said
+    528    4     mode           North American mode: tournee, passt mir nicht, guckser, solo
+    532    3     pushed         Schieberamsch: pushed the skat on untouched, per slot
+    535    3     took_skat      Schieberamsch: took the skat, per slot
+    538    2     offer          a pending concession or claim: concede, claim
+    540    3     offerer        who offered it, one-hot
+    543    6     fixed_game     Raeuberskat: this deal's contract, one-hot
+    549    3     card_points    card points taken per slot / 120
+    552    3     tricks_won     tricks taken per slot / tricks of a deal
+    555    1     trick_count    tricks completed / tricks of a deal
+    556    3     leader         leader of the current trick, one-hot (play only)
+    559    3     hand_count     cards held per slot / (hand size + skat size)
+    562    3     hidden_count   Officers' Skat: face-down cards per slot / 8
+    565    15    voids          shown void (failed to follow) per slot (5 each): C S H D, trump
+    580    26    options        table options (OPTION_FLAGS: ramsch_on ... rewards_at_end)
+    606    1     exchange_limit Revolution: cards the defenders may exchange / 10
+    607    1     list_progress  deals of the list played / deals of the list
+    608    3     total_plus     list total per slot, positive part / 1000 (capped at 1)
+    611    3     total_minus    list total per slot, negative part / 1000 (capped at 1)
+    614    3     recorded       Bierskat: points recorded against each slot / the target (capped at 1)
 """
 
 from __future__ import annotations
@@ -66,12 +116,11 @@ class Layout:
             ("skat_shown", N, "skat cards shown to this seat (Tournee's turned cards)"),
             ("played", R * N, f"cards played so far, per {seats_text}"),
             ("trick", R * N, f"the card each slot has in the current trick ({seats_text})"),
-            ("open", R * N, "cards of the other hands this seat sees (ouvert, Strohmann, Idiotenskat, Officers, "
-                            "Revolution partner)"),
+            ("open", R * N, "other hands' cards seen (ouvert, Strohmann, Idiotenskat, Officers, Revolution)"),
             ("position", 4, "own position one-hot: forehand, middlehand, rearhand, sitting out"),
             ("dealer", R, "the dealer, one-hot by slot"),
             ("to_act", R, "the slot whose decision this is (a dummy played by the observer: the dummy's slot)"),
-            ("phase", len(ALL_PHASE_NAMES), "phase one-hot: " + ", ".join(ALL_PHASE_NAMES)),
+            ("phase", len(ALL_PHASE_NAMES), "phase one-hot (rules.ALL_PHASE_NAMES: auction ... exchange)"),
             ("bid", 1, f"highest bid so far / {MAX_BID}"),
             ("max_call", R, f"highest call per slot / {MAX_BID}"),
             ("passed", R, "passed in the auction, per slot"),
@@ -100,7 +149,7 @@ class Layout:
             ("hand_count", R, "cards held per slot / (hand size + skat size)"),
             ("hidden_count", R, "Officers' Skat: face-down cards per slot / 8"),
             ("voids", 5 * R, "shown void (failed to follow) per slot (5 each): C S H D, trump"),
-            ("options", len(OPTION_FLAGS), "table options: " + ", ".join(n for n, _ in OPTION_FLAGS)),
+            ("options", len(OPTION_FLAGS), "table options (OPTION_FLAGS: ramsch_on ... rewards_at_end)"),
             ("exchange_limit", 1, "Revolution: cards the defenders may exchange / 10"),
             ("list_progress", 1, "deals of the list played / deals of the list"),
             ("total_plus", R, f"list total per slot, positive part / {SCORE_SCALE:.0f} (capped at 1)"),
