@@ -65,6 +65,16 @@ class SkatDescription(GameDescription):
                           "declarer_points", "game_type/clubs", "game_type/spades", "game_type/hearts",
                           "game_type/diamonds", "game_type/grand", "game_type/null")
 
+    # SkatZero's split: before the declaration (or Ramsch), declarer, the defender after the declarer,
+    # the defender before it.
+    num_roles = 4
+
+    def role_of(self, obs: Any) -> Any:
+        from envs.skat.observation import DECLARER
+
+        declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
+        return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode
 
