@@ -70,10 +70,21 @@ class SkatDescription(GameDescription):
     num_roles = 4
 
     def role_of(self, obs: Any) -> Any:
-        from envs.skat.observation import DECLARER
+        from envs.skat.observation import DECLARER, OBSERVATION_SIZE
 
-        declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
-        return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+        if obs.shape[1] == OBSERVATION_SIZE:  # the ISkO table
+            declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
+            return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+        from envs.skat.observation_x import LAYOUTS
+
+        layout = LAYOUTS["skat4" if obs.shape[1] == LAYOUTS["skat4"].size else "skat3x"]
+        f, pos = layout.fields["declarer"], layout.fields["position"]
+        declarer = obs[:, f.offset: f.offset + f.size]
+        slot = declarer.argmax(dim=1)
+        if layout.slots == 4:  # seats round the table: the declarer's position, then its distance in play order
+            me = obs[:, pos.offset: pos.offset + 3].argmax(dim=1)
+            slot = ((me + slot) % 4 - me) % 3
+        return (slot + 1) * (declarer.sum(dim=1) > 0.5)  # at two players the opponent is slot 1
 
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode

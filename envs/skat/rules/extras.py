@@ -37,6 +37,7 @@ class Extras:
         "ramsch_points",  # card points by position a Ramsch was scored with (the skat included)
         "skat_in",  # per position: the skat cards it picked up (declarer; Schieberamsch: each taker)
         "skat_out",  # per position: the cards it put into the skat
+        "engine",  # the extended phases and scoring (``SkatGame`` hands them in: the state imports neither)
     )
 
     def __init__(self) -> None:
@@ -64,6 +65,7 @@ class Extras:
         self.ramsch_points: list[int] = []
         self.skat_in = [0, 0, 0]
         self.skat_out = [0, 0, 0]
+        self.engine: object = None
 
     def clone(self) -> Extras:
         new = object.__new__(Extras)

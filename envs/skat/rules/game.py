@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from envs.skat import actions as A
 from envs.skat.cards import FULL_DECK, GAME_LETTERS, NUM_CARDS, cards_of
 from envs.skat.deal import deal, deal_from_deck, parse_deal
 from envs.skat.options import SkatOptions, validate_options
-from envs.skat.rules import phases
+from envs.skat.rules import phases, settle
 from envs.skat.rules.extras import Extras
 from envs.skat.rules.state import SkatState
 from envs.skat.rules.table import Table, table_of
+
+# What an extended table's state calls for its phases and scoring (it does not import them itself).
+ENGINE = SimpleNamespace(legal_actions=phases.legal_actions, apply=phases.apply, end_auction=phases.end_auction,
+                         start_play=phases.start_play, finish=settle.finish)
 
 
 class SkatGame:
@@ -85,6 +90,7 @@ class SkatGame:
         t = self.table
         hands = [sum(1 << c for c in pile) for pile in piles]
         x = Extras()
+        x.engine = ENGINE
         x.skat_order = tuple(skat)
         if t.idiot:
             x.slots = [list(pile) + [-1] * t.skat_size for pile in piles]

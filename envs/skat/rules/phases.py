@@ -16,7 +16,7 @@ from envs.skat.cards import GAME_LETTERS, GRAND, JACK, JACK_MASK, NULL, cards_of
 from envs.skat.deal import FOREHAND
 from envs.skat.pack import RAMSCH_LOW
 from envs.skat.rules.extras import GUCKSER_MODE, PASST_MODE, SOLO_MODE, TOURNEE_MODE
-from envs.skat.rules.state import (
+from envs.skat.rules.phase_ids import (
     ANNOUNCE,
     ANSWER,
     AUCTION,
@@ -32,8 +32,12 @@ from envs.skat.rules.state import (
     SKAT,
     SUPRA,
     TURN,
-    SkatState,
 )
+from envs.skat.rules.phase_ids import State as SkatState
+from envs.skat.rules.play import answer as _answer
+from envs.skat.rules.play import auto as _auto
+from envs.skat.rules.play import play as _play
+from envs.skat.rules.play import play_legal as _play_legal
 from envs.skat.scoring import null_value
 
 _LABEL = A.ALL_CONTRACT_BY_LABEL
@@ -362,9 +366,3 @@ def _exchange(s: SkatState, p: int, action: int) -> None:
         x.giver, x.to_give = second, x.given
         s.current_player = second
 
-
-# Card play of the extended tables, concessions, claims and the positions that act by themselves.
-from envs.skat.rules.play import answer as _answer  # noqa: E402
-from envs.skat.rules.play import auto as _auto  # noqa: E402
-from envs.skat.rules.play import play as _play  # noqa: E402
-from envs.skat.rules.play import play_legal as _play_legal  # noqa: E402

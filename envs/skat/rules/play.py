@@ -12,7 +12,8 @@ from __future__ import annotations
 from envs.skat import actions as A
 from envs.skat.cards import NULL, cards_of
 from envs.skat.rules.extras import CLAIMED, CONCEDED, REVOKED
-from envs.skat.rules.state import ANSWER, AUCTION, PLAY, SkatState
+from envs.skat.rules.phase_ids import ANSWER, AUCTION, PLAY
+from envs.skat.rules.phase_ids import State as SkatState
 
 
 def _defenders(s: SkatState) -> list[int]:

@@ -14,7 +14,8 @@ import dataclasses
 
 from envs.skat.cards import NULL, cards_of
 from envs.skat.rules.extras import CONCEDED, REVOKED
-from envs.skat.rules.state import DONE, SkatState
+from envs.skat.rules.phase_ids import DONE
+from envs.skat.rules.phase_ids import State as SkatState
 from envs.skat.scoring import WIN_BONUS, Outcome, ramsch_result, seat_scores, settle
 from envs.skat.scoring_tournee import settle_tournee, tournee_ramsch
 

@@ -3,8 +3,9 @@
 Plain Python over bit sets, no RL imports, so search agents can simulate from any state. Seats
 here are *positions* in the deal: 0 forehand, 1 middlehand, 2 rearhand (the dealer at three);
 the PettingZoo env maps table seats onto them. On the ISkO table (``x is None``) every phase is
-handled here, exactly as it always was; an extended table's phases are ``envs.skat.rules.phases``
-(card play keeps the fast path below whenever it is plain card play).
+handled here, exactly as it always was; an extended table's phases are its ``x.engine``
+(``envs.skat.rules.phases`` and ``settle``, handed in by ``SkatGame``: this module imports neither),
+card play keeps the fast path below whenever it is plain card play.
 """
 
 from __future__ import annotations
@@ -17,13 +18,27 @@ from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, NUM_CARDS, POINTS, ca
 from envs.skat.deal import FOREHAND, MIDDLEHAND, POSITION_NAMES, REARHAND
 from envs.skat.options import SkatOptions
 from envs.skat.rules.extras import Extras
+from envs.skat.rules.phase_ids import (  # noqa: F401  (re-exported: the phases were defined here)
+    ALL_PHASE_NAMES,
+    ANNOUNCE,
+    ANSWER,
+    AUCTION,
+    DECLARE,
+    DISCARD,
+    DONE,
+    EXCHANGE,
+    KONTRA,
+    PHASE_NAMES,
+    PLAY,
+    RE,
+    RESUPRA,
+    SCHIEBEN,
+    SKAT,
+    SUPRA,
+    TURN,
+)
 from envs.skat.rules.table import Table, table_of
 from envs.skat.scoring import Outcome, null_value, ramsch_scores, seat_scores, settle
-
-AUCTION, SKAT, DISCARD, DECLARE, KONTRA, RE, PLAY, DONE = range(8)
-SUPRA, RESUPRA, ANSWER, SCHIEBEN, TURN, ANNOUNCE, EXCHANGE = range(8, 15)
-PHASE_NAMES = ("auction", "skat", "discard", "declare", "kontra", "re", "play", "done")  # the ISkO table's
-ALL_PHASE_NAMES = PHASE_NAMES + ("supra", "resupra", "answer", "schieben", "turn", "announce", "exchange")
 
 _NULL_CONTRACTS = {i: null_value(c) for i, c in enumerate(A.CONTRACTS) if c.game == NULL}
 _PICKUP_CONTRACTS = tuple(i for i, c in enumerate(A.CONTRACTS) if not c.hand)
@@ -87,7 +102,9 @@ class SkatState:
         self.voids = [0, 0, 0]  # per position: bit set of effective suits (0-3, 4 trump) it failed to follow
         self.outcome: Outcome | None = None
         self.scores = [0] * table.score_len
-        self.x = x if x is not None or table.classic else Extras()
+        if x is None and not table.classic:
+            raise ValueError("a deal of an extended table is made by SkatGame (it brings the table's phases)")
+        self.x = x
         self.plain = table.plain_play
         self.trick_size, self.tricks_total = table.trick_size, table.tricks
         self.play_game = -1  # the game type whose trick tables card play uses (Ramsch: grand's)
@@ -157,7 +174,7 @@ class SkatState:
                 hand ^= low
             return out
         if self.x is not None:
-            return _phases.legal_actions(self)
+            return self.x.engine.legal_actions(self)
         if phase == AUCTION:
             if self.current_player == self.listener and self.stage < 3:
                 return [A.HOLD, A.PASS]
@@ -214,7 +231,7 @@ class SkatState:
             self.put_card(p, c, action)
             return
         if self.x is not None:
-            _phases.apply(self, action)
+            self.x.engine.apply(self, action)
             return
         if not (0 <= action < A.NUM_ACTIONS and self.legal_mask() >> action & 1):
             self._illegal(action)
@@ -338,7 +355,7 @@ class SkatState:
 
     def _end_auction(self, declarer: int) -> None:
         if self.x is not None:
-            _phases.end_auction(self, declarer)
+            self.x.engine.end_auction(self, declarer)
             return
         if declarer < 0:
             if self.options.ramsch:
@@ -364,11 +381,11 @@ class SkatState:
         contract = self.contract
         self.play_game = contract.game if contract is not None else GRAND
         if self.x is not None:
-            _phases.start_play(self)
+            self.x.engine.start_play(self)
 
     def _score(self) -> None:
         if self.x is not None:
-            _settle.finish(self)
+            self.x.engine.finish(self)
             return
         self.phase = DONE
         self.current_player = -1
@@ -392,7 +409,3 @@ class SkatState:
     def passed_in(self) -> bool:
         return self.phase == DONE and self.declarer < 0 and self.contract is None and self.trick_count == 0
 
-
-# The extended tables' phases and scoring (they import the phase constants above).
-from envs.skat.rules import phases as _phases  # noqa: E402
-from envs.skat.rules import settle as _settle  # noqa: E402

@@ -16,7 +16,8 @@ four-player table, who sees only what is public (the dealer does not peek).
 
 from __future__ import annotations
 
-from envs.skat.rules.state import ANSWER, DONE, PLAY, SkatState
+from envs.skat.rules.phase_ids import ANSWER, DONE, PLAY
+from envs.skat.rules.phase_ids import State as SkatState
 from envs.skat.rules.table import SITTING_OUT
 
 _PLAYING = (PLAY, ANSWER, DONE)
