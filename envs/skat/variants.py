@@ -175,7 +175,8 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
          "to all and decides (a jack: grand or its suit). Then both skat cards join the hand and two are put away, "
          "then schneider or schwarz may be announced (`declare XS`/`XZ`).",
          "Multipliers: matadors + 1 game, +1 schneider (91 card points), +1 schwarz, +1 schneider or +2 schwarz "
-         "announced; won +value, lost -value (passt mir nicht lost: -2 x value; Guckser lost: base 32). Grand "
+         "announced (the text's '1 for game, 2 for Schneider, 3 for Schwarz' read as levels, as in German skat, "
+         "not added up); won +value, lost -value (passt mir nicht lost: -2 x value; Guckser lost: base 32). Grand "
          "ouvert must take every trick (its schneider and schwarz levels always count). An overbid game is lost "
          "at the lowest multiple of its base reaching the bid.",
          "Ramsch: the skat counts for nobody; tied lowest players all win; the Durchmarsch loses 30 and nobody "
