@@ -37,6 +37,10 @@ Kontra / Re
     or two aces, three jacks; grand: two jacks and two aces); the declarer answers Re when its
     post-pickup model gives at least 85% to win.
 
+Other tables
+    Every table but the ISkO one (four players, lists, Ramsch variants, two players, Tournee...)
+    is played by ``agents.skat_tables``, which reuses these rules wherever the table allows.
+
 Card play
     See ``agents.skat_play``: expected-value following (take tricks cheaply, smear points onto
     the partner's safe tricks, play low otherwise), declarer draws trumps then cashes its aces,
@@ -52,9 +56,10 @@ import numpy as np
 from agents import skat_hand as H
 from agents.base import Agent, Observation
 from agents.skat_play import choose_card
+from agents.skat_tables import decide
 from envs.skat import actions as A
 from envs.skat.cards import ACE, CLUBS, GRAND, JACK_MASK, NULL
-from envs.skat.observation import SkatView, decode
+from envs.skat.observation import OBSERVATION_SIZE, SkatView, decode
 from envs.skat.rules import AUCTION, DECLARE, DISCARD, FOREHAND, KONTRA, PLAY, SKAT
 from envs.skat.tables import GAME_TYPES, HAND_SIZE, NULL_VALUE, TRUMPS
 
@@ -94,6 +99,8 @@ class RuleSkatAgent(Agent):
             raise ValueError("RuleSkatAgent.act called with an empty action mask (no legal action)")
         if legal & (legal - 1) == 0:  # forced
             return _first(legal)
+        if len(observation["observation"]) != OBSERVATION_SIZE:  # an extended table: agents.skat_tables
+            return decide(self, observation, legal)
         view = decode(observation["observation"])
         phase = view.phase
         if phase == PLAY:

@@ -118,7 +118,7 @@ def test_illegal_action_errors():
 
 def test_bad_options_and_deals():
     with pytest.raises(ValueError, match="unknown Skat env option"):
-        skat_v0.env(players=4)
+        skat_v0.env(seats=4)
     with pytest.raises(ValueError, match="scoring"):
         skat_v0.env(scoring="bierlachs")
     with pytest.raises(ValueError, match="dealer"):

@@ -1,4 +1,5 @@
-"""Skat: rules core, scoring, card notation, the action table and the ISS record import.
+"""Skat: rules core, scoring, card notation, the action table, the ISS record import and every table
+people play (``envs.skat.variants``: four players, lists, the Ramsch family, two players, Tournee ...).
 
 The modules imported here (the rules core) import no RL library; the AEC environment is
 ``envs.skat_v0`` (or ``envs.skat.env``).
@@ -21,6 +22,8 @@ from envs.skat.deal import deal_from_deck, parse_deal
 from envs.skat.options import SkatOptions, validate_options
 from envs.skat.rules import SkatGame, SkatState
 from envs.skat.scoring import Outcome, ramsch_scores, seat_scores, settle
+from envs.skat.variants import NAMES as VARIANT_NAMES
+from envs.skat.variants import VARIANTS
 
 __all__ = [
     "ACTION_NAMES",
@@ -30,6 +33,8 @@ __all__ = [
     "SkatGame",
     "SkatOptions",
     "SkatState",
+    "VARIANTS",
+    "VARIANT_NAMES",
     "action_index",
     "action_name",
     "card",

@@ -1,4 +1,12 @@
-"""Skat as generic code sees it (``envs.games.describe("skat")``): seats, decision kinds, evaluation."""
+"""Skat as generic code sees it (``envs.games.describe("skat")``): seats, decision kinds, evaluation.
+
+Every table of ``envs.skat.variants`` is evaluated the same way: a duplicate unit is one deal (a
+whole list on ``episode="list"`` tables), drawn from ``(seed, unit)`` and replayed with the same
+dealer (the last seat: ``player_0`` is forehand) in every seating. The number of seats comes from
+the env (``possible_agents``: 3, 4 or 2); at four the seat that deals sits the deal out and is
+neither declarer nor defender in the tallies. A list is tallied over its deals (``games`` counts
+deals, so ``points_per_game`` stays per deal and ``points_per_list`` per 36 deals).
+"""
 
 from __future__ import annotations
 
@@ -62,10 +70,21 @@ class SkatDescription(GameDescription):
     num_roles = 4
 
     def role_of(self, obs: Any) -> Any:
-        from envs.skat.observation import DECLARER
+        from envs.skat.observation import DECLARER, OBSERVATION_SIZE
 
-        declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
-        return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+        if obs.shape[1] == OBSERVATION_SIZE:  # the ISkO table
+            declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
+            return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+        from envs.skat.observation_x import LAYOUTS
+
+        layout = LAYOUTS["skat4" if obs.shape[1] == LAYOUTS["skat4"].size else "skat3x"]
+        f, pos = layout.fields["declarer"], layout.fields["position"]
+        declarer = obs[:, f.offset: f.offset + f.size]
+        slot = declarer.argmax(dim=1)
+        if layout.slots == 4:  # seats round the table: the declarer's position, then its distance in play order
+            me = obs[:, pos.offset: pos.offset + 3].argmax(dim=1)
+            slot = ((me + slot) % 4 - me) % 3
+        return (slot + 1) * (declarer.sum(dim=1) > 0.5)  # at two players the opponent is slot 1
 
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode
@@ -80,31 +99,44 @@ class SkatDescription(GameDescription):
     match_overrides = ("dealer",)
 
     def match_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return {**options, "dealer": DUPLICATE_DEALER}
+        from envs.skat.options import validate_options
+
+        seats = validate_options(**options).players
+        return {**options, "dealer": seats - 1}  # at three DUPLICATE_DEALER: player_i sits at position i
 
     def unit_reset(self, seed: int, unit: int) -> tuple[int | None, dict[str, Any] | None]:
-        return None, {"deal": duplicate_deal(seed, unit), "dealer": DUPLICATE_DEALER}
+        """The deal of ``duplicate_deal(seed, unit)`` on any table (the env shuffles its own pack with
+        that key); the env seed makes a list's later deals the same in every seating too."""
+        from envs.games import unit_seed
+
+        return unit_seed(seed, unit), {"deal": {"shuffle": [seed, unit, 1]}}
 
     def record(self, env: Any, returns: Sequence[float]) -> tuple[tuple[float, ...], dict[str, Any]]:
-        st = env.state
-        seat_of = [env.possible_agents.index(env.agent_at(p)) for p in range(3)]
-        by_seat = [0.0] * 3
-        for pos in range(3):
-            by_seat[seat_of[pos]] = float(st.scores[pos])
-        declarer = seat_of[st.declarer] if st.declarer >= 0 else -1
+        raw = env.unwrapped
+        if raw.series is not None:  # a list: its deals, tallied together
+            return tuple(float(r) for r in returns), _list_details(raw)
+        st = raw.state
+        by_seat = tuple(raw.seat_scores())
+        t = raw.table
+        declarer = t.seat_of(st.declarer, raw.dealer) if st.declarer >= 0 else -1
         won = bool(st.outcome.won) if st.outcome is not None and declarer >= 0 else False
         details = {"declarer": declarer, "game_type": st.contract.game if st.contract is not None else -1,
                    "won": won, "passed_in": bool(st.passed_in)}
-        return tuple(by_seat), details
+        if t.seats == 4:
+            details["sitting_out"] = raw.dealer
+        return by_seat, details
 
     def tally(self, returns: Sequence[float], details: dict[str, Any], seat: int) -> tuple[float, ...]:
+        if "deals" in details:
+            return tuple([details["deals"], returns[seat], *(details[f][seat] for f in self.fields[2:7]),
+                          details["passed_in"], details["defended"][seat], details["defence_won"][seat]])
         row = [0.0] * len(self.fields)
         row[0], row[1], row[7] = 1.0, returns[seat], float(details["passed_in"])
         declarer, game_type = details["declarer"], details["game_type"]
         if declarer == seat:
             row[2], row[3] = 1.0, float(details["won"])
             row[4 if game_type < GRAND else 5 if game_type == GRAND else 6] = 1.0
-        elif declarer >= 0:
+        elif declarer >= 0 and seat != details.get("sitting_out", -1):
             row[8], row[9] = 1.0, float(not details["won"])
         return tuple(row)
 
@@ -134,3 +166,26 @@ class SkatDescription(GameDescription):
 
     def table_note(self, seats: int) -> str:
         return ""
+
+
+def _list_details(raw: Any) -> dict[str, Any]:
+    """A list's deals added up by seat (the record columns: declarer -1, game_type -1, won the declarer's wins)."""
+    n = raw.table.seats
+    out: dict[str, Any] = {k: [0.0] * n for k in ("declared", "declarer_won", "suit", "grand", "null", "defended",
+                                                     "defence_won")}
+    passed_in = 0.0
+    for entry in raw.deal_log:
+        passed_in += entry["passed_in"]
+        d = entry["declarer"]
+        if d < 0:
+            continue
+        g = entry["game_type"]
+        out["declared"][d] += 1
+        out["declarer_won"][d] += entry["won"]
+        out["suit" if g < GRAND else "grand" if g == GRAND else "null"][d] += 1
+        for seat in entry["defenders"]:
+            out["defended"][seat] += 1
+            out["defence_won"][seat] += not entry["won"]
+    won = int(sum(out["declarer_won"]))
+    return {**out, "deals": float(len(raw.deal_log)), "passed_in": passed_in, "declarer": -1, "game_type": -1,
+            "won": won}

@@ -1,5 +1,8 @@
 """Observation of one seat: everything that player may know about the deal, nothing more.
 
+This is the ISkO table's vector (layout ``skat3``, version 2, frozen: shipped checkpoints read
+it); every other table observes its kind's layout in ``envs.skat.observation_x``.
+
 A float32 vector of :data:`OBSERVATION_SIZE`. Seats other than the observer are *relative*:
 index 0 is the observer, 1 the player to its left (who plays after it), 2 the one after that.
 Card sets are planes of 32 entries, one per card id 0..31 (see ``envs.skat.cards``); counts are

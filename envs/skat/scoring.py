@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.skat.actions import BASE_VALUES, NULL_VALUES, Contract
+from envs.skat.actions import BASE_VALUES, NULL_VALUES, REVOLUTION_VALUE, Contract
 from envs.skat.cards import GRAND, NULL, TRUMP_SEQUENCES
 
 SCORING_SYSTEMS = ("tournament", "classic")
@@ -32,6 +32,9 @@ def matadors(game: int, cards: int) -> int:
 
 
 def null_value(contract: Contract) -> int:
+    """The fixed value of a null game (23, 35, 46, 59; the Revolution 92)."""
+    if contract.revolution:
+        return REVOLUTION_VALUE
     return NULL_VALUES["N" + ("O" if contract.ouvert else "") + ("H" if contract.hand else "")]
 
 
@@ -46,26 +49,29 @@ class Outcome:
     schwarz: bool
     declarer_points: int
     declarer_tricks: int
-    doubling: int = 1  # 2 after Kontra, 4 after Re
+    doubling: int = 1  # 2 after Kontra, 4 after Re (8 Supra, 16 Resupra)
+    loss_factor: int = 2  # a lost game costs this many times its value (North American skat: 1, or 2)
 
     @property
     def declarer_score(self) -> int:
         """Classic score: +value won, -2 x value lost (Kontra/Re doubling applied)."""
         v = self.value * self.doubling
-        return v if self.won else -2 * v
+        return v if self.won else -self.loss_factor * v
 
 
 def multiplier_steps(contract: Contract, declarer_cards: int, declarer_points: int,
-                     declarer_tricks: int) -> list[tuple[str, int]]:
+                     declarer_tricks: int, *, tricks: int = 10, mat: int | None = None) -> list[tuple[str, int]]:
     """The levels of a suit or grand game's multiplier, one step each as (name, levels), in the
     Skat Order's sequence: ``("with 2", 2)`` or ``("without 3", 3)``, ``("game", 1)``, then
     ``hand``, ``schneider``, ``schneider announced``, ``schwarz``, ``schwarz announced``, ``ouvert``
-    where they count. Their sum is the multiplier :func:`settle` charges (before an overbid)."""
+    where they count. Their sum is the multiplier :func:`settle` charges (before an overbid).
+    ``tricks``: the tricks of a deal (schwarz); ``mat``: matadors counted by another pack."""
     if contract.game == NULL:
         raise ValueError("a null game has a fixed value, no multiplier")
-    mat = matadors(contract.game, declarer_cards)
+    if mat is None:
+        mat = matadors(contract.game, declarer_cards)
     schneider = declarer_points >= 90 or declarer_points <= 30
-    schwarz = declarer_tricks in (0, 10)
+    schwarz = declarer_tricks in (0, tricks)
     # Announced levels count even when they fail: the declarer then loses what a success would
     # have won (schneider/schwarz counted as reached).
     steps = [(f"{'with' if mat > 0 else 'without'} {abs(mat)}", abs(mat)), ("game", 1)]
@@ -83,10 +89,12 @@ def multiplier_steps(contract: Contract, declarer_cards: int, declarer_points: i
 
 
 def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: int, declarer_tricks: int,
-           doubling: int = 1) -> Outcome:
+           doubling: int = 1, *, tricks: int = 10, mat: int | None = None) -> Outcome:
     """Score a finished game. ``declarer_cards`` is the declarer's hand as dealt plus the skat.
 
     ``declarer_points`` includes the skat; ``declarer_tricks`` counts tricks taken (0..10).
+    ``tricks`` is the number of tricks of a deal (11 with 36 cards, 16 in Officers' Skat) and
+    ``mat`` the matadors when another pack counts them (``envs.skat.pack``).
     """
     if contract.game == NULL:
         value = null_value(contract)
@@ -97,8 +105,9 @@ def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: i
             value = min(v for v in NULL_VALUES.values() if v >= bid) if bid <= 59 else value
         return Outcome(won, value, 0, 0, value < bid, False, False, declarer_points, declarer_tricks, doubling)
 
-    mat = matadors(contract.game, declarer_cards)
-    schwarz_won = declarer_tricks == 10
+    if mat is None:
+        mat = matadors(contract.game, declarer_cards)
+    schwarz_won = declarer_tricks == tricks
     schneider = declarer_points >= 90 or declarer_points <= 30
     schwarz = schwarz_won or declarer_tricks == 0
     if contract.schwarz:
@@ -107,7 +116,8 @@ def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: i
         made = declarer_points >= 90
     else:
         made = declarer_points >= 61
-    level = sum(n for _, n in multiplier_steps(contract, declarer_cards, declarer_points, declarer_tricks))
+    level = sum(n for _, n in multiplier_steps(contract, declarer_cards, declarer_points, declarer_tricks,
+                                               tricks=tricks, mat=mat))
     base = BASE_VALUES[contract.game]
     value = base * level
     overbid = value < bid
@@ -138,6 +148,41 @@ def seat_scores(outcome: Outcome, declarer: int, system: str, num_players: int =
     else:
         raise ValueError(f"unknown scoring system {system!r}; expected one of {SCORING_SYSTEMS}")
     return scores
+
+
+def ramsch_result(points: list[int], tricks: list[int], how: str = "highest", jungfrau: bool = True,
+                  durchmarsch: bool = True, factor: int = 1, win_bonus: int = 0) -> list[int]:
+    """A Ramsch's scores by position, under the house rules of the table (``envs.skat.options``).
+
+    ``points``: card points with the skat already given to its taker; ``tricks``: tricks taken.
+    ``how``: "highest" (the most card points score minus that many, all tied players alike),
+    "all" (every player scores minus its card points), "fixed" (the loser scores -15, or -20 when
+    both others took no trick), "gewinner" (the fewest card points win 23, plus ``win_bonus`` for
+    the won game; tied lowest all win). ``jungfrau``: each player without a trick doubles the
+    loss ("highest", "all"); ``durchmarsch``: taking every trick wins +120 (not in Gewinner-Ramsch).
+    ``factor``: Schieberamsch's doubling (2 for each push), applied to every score."""
+    n = len(points)
+    if how == "gewinner":
+        low = min(points)
+        return [factor * (RAMSCH_WIN + win_bonus) if points[p] == low else 0 for p in range(n)]
+    total = sum(tricks)
+    if durchmarsch:
+        for p in range(n):
+            if tricks[p] == total:
+                return [factor * DURCHMARSCH_SCORE if q == p else 0 for q in range(n)]
+    top = max(points)
+    virgins = sum(1 for t in tricks if t == 0)
+    if how == "fixed":
+        loss = RAMSCH_FIXED[1] if virgins >= 2 else RAMSCH_FIXED[0]
+        return [-factor * loss if points[p] == top else 0 for p in range(n)]
+    mult = factor * (2 ** virgins if jungfrau else 1)
+    if how == "all":
+        return [-points[p] * mult for p in range(n)]
+    return [-top * mult if points[p] == top else 0 for p in range(n)]
+
+
+RAMSCH_WIN = 23  # Gewinner-Ramsch: the score of a won null
+RAMSCH_FIXED = (15, 20)  # the fixed Ramsch loss, and with two players without a trick
 
 
 def ramsch_scores(points: list[int], tricks: list[int]) -> list[int]:

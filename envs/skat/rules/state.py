@@ -1,37 +1,44 @@
-"""The Skat rules core: a small copyable state, its legal actions and transitions.
+"""One deal of Skat: a small copyable state, its legal actions and transitions.
 
 Plain Python over bit sets, no RL imports, so search agents can simulate from any state. Seats
-here are *positions* in the deal: 0 forehand, 1 middlehand, 2 rearhand (the dealer); the
-PettingZoo env maps table seats onto them. Phases::
-
-    AUCTION -> SKAT (pickup or hand) -> DISCARD x2 -> DECLARE -> [KONTRA -> RE] -> PLAY -> DONE
-    AUCTION (all pass) -> DONE (passed in), or PLAY as Ramsch when that option is on
+here are *positions* in the deal: 0 forehand, 1 middlehand, 2 rearhand (the dealer at three);
+the PettingZoo env maps table seats onto them. On the ISkO table (``x is None``) every phase is
+handled here, exactly as it always was; an extended table's phases are its ``x.engine``
+(``envs.skat.rules.phases`` and ``settle``, handed in by ``SkatGame``: this module imports neither),
+card play keeps the fast path below whenever it is plain card play.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from envs.checks import as_integer
 from envs.skat import actions as A
-from envs.skat.cards import EFF_SUIT, FOLLOW, FULL_DECK, GRAND, NULL, NUM_CARDS, POINTS, cards_of, trick_winner
-from envs.skat.deal import (  # noqa: F401  (DEAL_PATTERN, FOREHAND..REARHAND: re-exported, as before)
-    DEAL_PATTERN,
-    FOREHAND,
-    MIDDLEHAND,
-    POSITION_NAMES,
-    REARHAND,
-    deal,
-    deal_from_deck,
-    parse_deal,
+from envs.skat.cards import EFF_SUIT, FOLLOW, GRAND, NULL, NUM_CARDS, POINTS, cards_of, trick_winner
+from envs.skat.deal import FOREHAND, MIDDLEHAND, POSITION_NAMES, REARHAND
+from envs.skat.options import SkatOptions
+from envs.skat.rules.extras import Extras
+from envs.skat.rules.phase_ids import (  # noqa: F401  (re-exported: the phases were defined here)
+    ALL_PHASE_NAMES,
+    ANNOUNCE,
+    ANSWER,
+    AUCTION,
+    DECLARE,
+    DISCARD,
+    DONE,
+    EXCHANGE,
+    KONTRA,
+    PHASE_NAMES,
+    PLAY,
+    RE,
+    RESUPRA,
+    SCHIEBEN,
+    SKAT,
+    SUPRA,
+    TURN,
 )
-from envs.skat.options import SkatOptions, validate_options
+from envs.skat.rules.table import Table, table_of
 from envs.skat.scoring import Outcome, null_value, ramsch_scores, seat_scores, settle
-
-AUCTION, SKAT, DISCARD, DECLARE, KONTRA, RE, PLAY, DONE = range(8)
-PHASE_NAMES = ("auction", "skat", "discard", "declare", "kontra", "re", "play", "done")
 
 _NULL_CONTRACTS = {i: null_value(c) for i, c in enumerate(A.CONTRACTS) if c.game == NULL}
 _PICKUP_CONTRACTS = tuple(i for i, c in enumerate(A.CONTRACTS) if not c.hand)
@@ -43,7 +50,10 @@ _ALL_BIDS = ((1 << A.NUM_BIDS) - 1) << A.BID
 
 
 class SkatState:
-    """One deal. Mutated in place by ``apply_action``; ``clone`` gives an independent copy."""
+    """One deal. Mutated in place by ``apply_action``; ``clone`` gives an independent copy.
+
+    Per-position lists have three entries (forehand, middlehand, rearhand) on every table;
+    ``scores`` has a fourth, the dealer's, at a four-player table."""
 
     __slots__ = (
         "options", "dealt", "hands", "original_skat", "skat", "phase", "current_player", "history",
@@ -55,10 +65,14 @@ class SkatState:
         "trick", "leader", "trick_count", "tricks_won", "points", "played", "last_trick", "voids",
         # result
         "outcome", "scores",
+        # the table, and what only extended tables have
+        "table", "x", "plain", "trick_size", "tricks_total", "play_game", "points_of",
     )
 
-    def __init__(self, options: SkatOptions, hands: Sequence[int], skat: int) -> None:
-        self.options = options
+    def __init__(self, options: SkatOptions | Table, hands: Sequence[int], skat: int, x: Extras | None = None) -> None:
+        table = options if isinstance(options, Table) else table_of(options)
+        self.table = table
+        self.options = options if isinstance(options, SkatOptions) else table.options
         self.dealt = tuple(hands)
         self.hands = list(hands)
         self.original_skat = skat
@@ -87,7 +101,14 @@ class SkatState:
         self.last_trick: tuple[int, ...] = ()
         self.voids = [0, 0, 0]  # per position: bit set of effective suits (0-3, 4 trump) it failed to follow
         self.outcome: Outcome | None = None
-        self.scores = [0, 0, 0]
+        self.scores = [0] * table.score_len
+        if x is None and not table.classic:
+            raise ValueError("a deal of an extended table is made by SkatGame (it brings the table's phases)")
+        self.x = x
+        self.plain = table.plain_play
+        self.trick_size, self.tricks_total = table.trick_size, table.tricks
+        self.play_game = -1  # the game type whose trick tables card play uses (Ramsch: grand's)
+        self.points_of = table.pack.points
 
     @property
     def rules(self) -> SkatOptions:
@@ -100,6 +121,8 @@ class SkatState:
         for slot in SkatState.__slots__:
             v = getattr(self, slot)
             setattr(new, slot, v.copy() if isinstance(v, list) else v)
+        if self.x is not None:
+            new.x = self.x.clone()
         return new
 
     def is_terminal(self) -> bool:
@@ -110,24 +133,39 @@ class SkatState:
 
     @property
     def game_type(self) -> int:
-        """The game type being played (grand for Ramsch), or -1 before the declaration."""
+        """The game type being played (grand for Ramsch, 6 for a Ramsch with low tens), or -1 before
+        the declaration."""
         if self.contract is not None:
             return self.contract.game
-        return GRAND if self.phase == PLAY else -1
+        return self.play_game if self.phase == PLAY else -1
 
     def playable_cards(self) -> int:
-        """The cards the player to act may play: the led suit if it can follow, else any card."""
+        """The cards the player to act may play: the led suit if it can follow, else any card
+        (Officers' Skat: of its face-up cards)."""
         hand = self.hands[self.current_player]
+        if self.x is not None:
+            return self._playable_extended(hand)
         if self.trick:
-            g = self.game_type
+            g = self.play_game
             follow = hand & FOLLOW[g][EFF_SUIT[g][self.trick[0]]]
+            if follow:
+                return follow
+        return hand
+
+    def _playable_extended(self, hand: int) -> int:
+        if self.table.officers:
+            hand &= ~self.x.hidden[self.current_player]
+        if self.trick:
+            g = self.play_game
+            pack = self.table.pack
+            follow = hand & pack.follow[g][pack.eff_suit[g][self.trick[0]]]
             if follow:
                 return follow
         return hand
 
     def legal_actions(self) -> list[int]:
         phase = self.phase
-        if phase == PLAY:
+        if phase == PLAY and self.plain:
             hand = self.playable_cards()
             out = []
             while hand:
@@ -135,6 +173,8 @@ class SkatState:
                 out.append(_PLAY_ACTIONS[low.bit_length() - 1])
                 hand ^= low
             return out
+        if self.x is not None:
+            return self.x.engine.legal_actions(self)
         if phase == AUCTION:
             if self.current_player == self.listener and self.stage < 3:
                 return [A.HOLD, A.PASS]
@@ -156,13 +196,14 @@ class SkatState:
 
     def legal_mask(self) -> int:
         """The legal actions as one bit set over action indices (bit a set = action a legal)."""
-        if self.phase == PLAY:
+        if self.phase == PLAY and self.plain:
             hand = self.playable_cards()
             return hand << A.PLAY
-        if self.phase == AUCTION and self.stage < 3 and self.current_player != self.listener:
-            return (_ALL_BIDS & ~((1 << (self.bid_idx + 1)) - 1)) | 1 << A.PASS
-        if self.phase == DISCARD:
-            return self.hands[self.current_player] << A.DISCARD
+        if self.x is None:
+            if self.phase == AUCTION and self.stage < 3 and self.current_player != self.listener:
+                return (_ALL_BIDS & ~((1 << (self.bid_idx + 1)) - 1)) | 1 << A.PASS
+            if self.phase == DISCARD:
+                return self.hands[self.current_player] << A.DISCARD
         m = 0
         for a in self.legal_actions():
             m |= 1 << a
@@ -173,28 +214,24 @@ class SkatState:
             action = as_integer(action, "a Skat action")
         p = self.current_player
         phase = self.phase
-        if phase == PLAY:
+        if phase == PLAY and self.plain:
             c = action - A.PLAY
             bit = 1 << c if 0 <= c < NUM_CARDS else 0
             hand = self.hands[p]
             if not hand & bit:
                 self._illegal(action)
             if self.trick:
-                g = self.game_type
+                g = self.play_game
                 led = EFF_SUIT[g][self.trick[0]]
                 follow = hand & FOLLOW[g][led]
                 if follow and not follow & bit:
                     self._illegal(action, "must follow suit")
                 if not follow:
                     self.voids[p] |= 1 << led
-            self.history.append((p, action))
-            self.hands[p] = hand ^ bit
-            self.played[p] |= bit
-            self.trick.append(c)
-            if len(self.trick) < 3:
-                self.current_player = (p + 1) % 3
-            else:
-                self._finish_trick()
+            self.put_card(p, c, action)
+            return
+        if self.x is not None:
+            self.x.engine.apply(self, action)
             return
         if not (0 <= action < A.NUM_ACTIONS and self.legal_mask() >> action & 1):
             self._illegal(action)
@@ -232,7 +269,40 @@ class SkatState:
                 self.doubling = 4
             self._start_play()
 
-    # --- phases ---------------------------------------------------------------------------
+    # --- card play (every table) ------------------------------------------------------------
+    def put_card(self, p: int, c: int, action: int) -> None:
+        """Position ``p`` plays card ``c`` (already checked) with ``action``; the trick goes on or is taken."""
+        bit = 1 << c
+        self.history.append((p, action))
+        self.hands[p] ^= bit
+        self.played[p] |= bit
+        self.trick.append(c)
+        if len(self.trick) < self.trick_size:
+            self.current_player = (p + 1) % self.trick_size
+        else:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        trick = self.trick
+        pts = self.points_of
+        if self.x is None:  # three cards of the 32-card pack
+            w = (self.leader + trick_winner(self.play_game, trick)) % 3
+            self.points[w] += pts[trick[0]] + pts[trick[1]] + pts[trick[2]]
+        else:
+            w = (self.leader + self.table.pack.trick_winner(self.play_game, trick)) % self.trick_size
+            self.points[w] += sum(pts[c] for c in trick)
+            self.x.offered = 0  # a new trick: each player may offer (concede, claim) once again
+        self.tricks_won[w] += 1
+        self.trick_count += 1
+        self.last_trick = tuple(trick)
+        self.trick = []
+        self.leader = self.current_player = w
+        contract = self.contract
+        if self.trick_count == self.tricks_total or (contract is not None and contract.game == NULL
+                                                     and w == self.declarer):
+            self._score()
+
+    # --- phases of the ISkO table -----------------------------------------------------------
     def _illegal(self, action: int, why: str = "") -> None:
         try:
             label = A.action_name(action)
@@ -240,10 +310,12 @@ class SkatState:
             label = repr(action)
         if self.phase == DONE:
             raise ValueError(f"illegal Skat action {label!r}: the deal is over, no action is legal")
-        legal = ", ".join(A.ACTION_NAMES[a] for a in self.legal_actions()[:12])
+        names = A.ACTION_NAMES if self.x is None else A.ALL_ACTION_NAMES
+        legal = ", ".join(names[a] for a in self.legal_actions()[:12])
+        phase = ALL_PHASE_NAMES[self.phase]
         raise ValueError(
             f"illegal Skat action {label!r} for {POSITION_NAMES[self.current_player]} in phase "
-            f"{PHASE_NAMES[self.phase]}{': ' + why if why else ''}; legal: {legal}"
+            f"{phase}{': ' + why if why else ''}; legal: {legal}"
         )
 
     def _auction(self, p: int, action: int) -> None:
@@ -268,8 +340,12 @@ class SkatState:
             self.max_call[p] = self.bid
             self.current_player = self.bidder
             return
-        self.bid_idx = action - A.BID
-        self.bid = A.BID_VALUES[self.bid_idx]
+        if self.x is None:
+            self.bid_idx = action - A.BID
+            self.bid = A.BID_VALUES[self.bid_idx]
+        else:
+            self.bid = A.BID_OF_ACTION[action]
+            self.bid_idx = self.table.bid_values.index(self.bid)
         self.called[p] = True
         self.max_call[p] = self.bid
         if self.stage == 3:
@@ -278,6 +354,9 @@ class SkatState:
             self.current_player = self.listener
 
     def _end_auction(self, declarer: int) -> None:
+        if self.x is not None:
+            self.x.engine.end_auction(self, declarer)
+            return
         if declarer < 0:
             if self.options.ramsch:
                 self._start_play()
@@ -299,21 +378,15 @@ class SkatState:
     def _start_play(self) -> None:
         self.phase = PLAY
         self.current_player = self.leader = FOREHAND
-
-    def _finish_trick(self) -> None:
-        trick = self.trick
-        w = (self.leader + trick_winner(self.game_type, trick)) % 3
-        self.tricks_won[w] += 1
-        self.points[w] += POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]]
-        self.trick_count += 1
-        self.last_trick = tuple(trick)
-        self.trick = []
-        self.leader = self.current_player = w
         contract = self.contract
-        if self.trick_count == 10 or (contract is not None and contract.game == NULL and w == self.declarer):
-            self._score()
+        self.play_game = contract.game if contract is not None else GRAND
+        if self.x is not None:
+            self.x.engine.start_play(self)
 
     def _score(self) -> None:
+        if self.x is not None:
+            self.x.engine.finish(self)
+            return
         self.phase = DONE
         self.current_player = -1
         if self.contract is None:  # Ramsch: the skat goes to the winner of the last trick
@@ -336,52 +409,3 @@ class SkatState:
     def passed_in(self) -> bool:
         return self.phase == DONE and self.declarer < 0 and self.contract is None and self.trick_count == 0
 
-
-class SkatGame:
-    """The game object: options plus factories for states (``envs.core.Game``).
-
-    Keyword options as in :class:`envs.skat.options.SkatOptions` (``scoring``, ``kontra``,
-    ``ramsch``, ``dealer``); a bad one is a ValueError naming it."""
-
-    num_players = 3
-    num_actions = A.NUM_ACTIONS
-
-    def __init__(self, **options: Any) -> None:
-        self.options: SkatOptions = validate_options(**options)
-
-    @property
-    def rules(self) -> SkatOptions:
-        """Old name of :attr:`options`, kept so existing code keeps working."""
-        return self.options
-
-    def new_initial_state(self, seed: int | None = None, deck: Iterable[int | str] | None = None) -> SkatState:
-        """A new deal, shuffled from ``seed``; or dealt 3-skat-4-3 from forehand out of ``deck``, a
-        full deck order (card names or ids), when one is given."""
-        if deck is not None:
-            hands, skat = deal_from_deck(deck)
-            return SkatState(self.options, hands, skat)
-        deck = list(range(NUM_CARDS))
-        random.Random(seed).shuffle(deck)
-        hands, skat = deal(deck)  # without deal_from_deck's check: a shuffle of range(32) is a deck
-        return SkatState(self.options, hands, skat)
-
-    def state_from_deal(
-        self, hands: Sequence[str | Sequence[str] | int], skat: str | Sequence[str] | int
-    ) -> SkatState:
-        """A state from fixed hands (forehand, middlehand, rearhand) and skat: bit sets or card names."""
-        if isinstance(hands, list | tuple) and all(isinstance(h, int) for h in hands) and isinstance(skat, int):
-            masks, skat_mask = list(hands), skat
-            if len(masks) != 3 or any(m.bit_count() != 10 for m in masks) or skat_mask.bit_count() != 2 or (
-                masks[0] | masks[1] | masks[2] | skat_mask
-            ) != FULL_DECK:
-                parse_deal([cards_of(m) for m in masks], cards_of(skat_mask))  # raises, naming what is wrong
-                raise ValueError("a Skat deal needs three hands of 10 and a skat of 2, every card once")
-        else:
-            masks, skat_mask = parse_deal(hands, skat)  # type: ignore[arg-type]
-        return SkatState(self.options, masks, skat_mask)
-
-    action_name = staticmethod(A.action_name)
-    action_index = staticmethod(A.action_index)
-
-    def __repr__(self) -> str:
-        return f"SkatGame({self.options})"
