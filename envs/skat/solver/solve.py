@@ -38,12 +38,13 @@ class Solver:
 
     def __init__(self) -> None:
         self.tt = K.new_table()
-        self.stats = np.zeros(2, dtype=np.int64)
+        self.stats = np.zeros(K.STATS_SIZE, dtype=np.int64)
         self._gen = 0
 
     # --- low level ----------------------------------------------------------------------------
     def _begin(self) -> None:
         self._gen += 1
+        self.stats[K.S_HIST:] >>= 2  # the history heuristic fades between questions
         if self._gen >= 1 << 28:  # generations live in 29 key bits: start over with a clean table
             self.tt = K.new_table()
             self._gen = 1
