@@ -4,6 +4,8 @@ Spec strings (the same in configs and on the command line)::
 
     random              uniform over the legal actions
     rule                the game's rule-based baseline (agents.rule_skat / agents.rule_thirtyone)
+    pimc                Skat only: perfect-information Monte Carlo search (agents.pimc);
+    pimc:worlds=24,...  with options (``pimc:preset=fast`` for a quick training opponent)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
     path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 
@@ -39,8 +41,18 @@ def split_spec(spec: str) -> tuple[str, str | None]:
     return (path, policy or None) if sep else (spec, None)
 
 
-def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False) -> Agent:
-    """An agent from a spec string; ``game`` is required for ``random``/``rule`` and checked for files."""
+def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False, **options: Any) -> Agent:
+    """An agent from a spec string; ``game`` is required for ``random``/``rule``/``pimc`` and checked for files.
+
+    ``options`` go to agents that take them (``pimc``: see agents.pimc.PIMCOptions)."""
+    if spec == "pimc" or spec.startswith("pimc:"):
+        if check_game(game) != "skat":
+            raise ValueError("the pimc agent plays Skat only (game='skat')")
+        from agents.pimc import make_pimc
+
+        return make_pimc(spec, seed=seed, **options)
+    if options:
+        raise ValueError(f"agent spec {spec!r} takes no options (got {sorted(options)})")
     if spec == "random":
         from agents.random_agent import RandomAgent
 

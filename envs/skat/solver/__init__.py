@@ -18,7 +18,9 @@ with :meth:`Position.from_state`)::
 Null: the declarer is the solo player and every question asks whether it takes no trick (``exact``
 gives 1 or 0). Ramsch (``ramsch=True``, grand's trumps): the solo player is the one whose card
 points are solved, minimising them against the two others (a paranoid view); the skat goes to the
-winner of the last trick. Module-level ``value``/``solve``/``move_values`` use one solver per process.
+winner of the last trick. ``Solver.limit`` caps the nodes (counted in ``Solver.nodes``) a search may
+reach: past it the call raises ``SearchAborted`` (search agents use it as a deterministic budget).
+Module-level ``value``/``solve``/``move_values`` use one solver per process.
 
 How: ``kernel`` (numba, compiled once per machine into ``__pycache__``, ``cache=True``) runs a
 fail-soft alpha-beta on the value of the rest of the deal, with null-window searches for the
@@ -29,6 +31,16 @@ two on thousands of endgames). ``python -m envs.skat.solver.bench`` measures spe
 """
 
 from envs.skat.solver.position import Position
-from envs.skat.solver.solve import QUESTIONS, Answer, Solver, default_solver, move_values, solve, value
+from envs.skat.solver.solve import (
+    QUESTIONS,
+    Answer,
+    SearchAborted,
+    Solver,
+    default_solver,
+    move_values,
+    solve,
+    value,
+)
 
-__all__ = ["Position", "Solver", "Answer", "QUESTIONS", "default_solver", "value", "solve", "move_values"]
+__all__ = ["Position", "Solver", "Answer", "SearchAborted", "QUESTIONS", "default_solver", "value", "solve",
+           "move_values"]

@@ -32,7 +32,8 @@ TT_BITS = 20
 TT_SIZE = 1 << TT_BITS
 EMPTY = -1
 # params: mode, solo, solo_max, last_bonus, generation
-P_MODE, P_SOLO, P_SOLO_MAX, P_LAST_BONUS, P_GEN = range(5)
+P_MODE, P_SOLO, P_SOLO_MAX, P_LAST_BONUS, P_GEN, P_LIMIT = range(6)
+ABORTED = -(1 << 30)  # returned when the node limit (params[P_LIMIT], counted in stats) is passed
 # stats: nodes, tt hits
 S_NODES, S_TT_HITS, S_HIST = 0, 1, 2  # S_HIST.. : history counts per (player, card)
 STATS_SIZE = S_HIST + 96
@@ -369,7 +370,10 @@ def search(h, tc, n, leader, alpha, beta, eff, order, follow, seq, pts, ptsb, pa
     if done:
         return v
     d = 0
+    limit = params[P_LIMIT]
     while True:
+        if stats[S_NODES] > limit:
+            return ABORTED
         k = F[d, F_K]
         if k < F[d, F_NM] and F[d, F_A] < F[d, F_B]:
             c = F[d, F_MOVES + k]
@@ -447,6 +451,8 @@ def mtd(h, tc, n, leader, guess, lower, upper, eff, order, follow, seq, pts, pts
         b = g if g > lo else lo + 1
         g = search(h, tc, n, leader, b - 1, b, eff, order, follow, seq, pts, ptsb, params,
                    tt_key, tt_lo, tt_hi, tt_best, stats)
+        if g == ABORTED:
+            return g
         if g < b:
             hi = g
         else:

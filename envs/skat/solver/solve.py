@@ -15,6 +15,10 @@ QUESTIONS = ("exact", "win", "schneider", "schwarz")
 THRESHOLDS = {"win": 61, "schneider": 90}
 
 
+class SearchAborted(Exception):
+    """A search passed the solver's node limit (``Solver.limit``); its question has no answer."""
+
+
 @dataclass
 class Answer:
     """A solved question: ``value`` (card points for ``exact``, else True/False), the best cards for
@@ -37,6 +41,7 @@ class Solver:
     Every public call starts a new table generation, so answers never depend on earlier calls."""
 
     def __init__(self) -> None:
+        self.limit = 1 << 62  # node count (``nodes``) past which a search gives up: raises SearchAborted
         self.tt = K.new_table()
         self.stats = np.zeros(K.STATS_SIZE, dtype=np.int64)
         self._gen = 0
@@ -51,7 +56,7 @@ class Solver:
 
     def _params(self, pos: Position, mode: int) -> np.ndarray:
         bonus = sum(POINTS[c] for c in cards_of(pos.skat)) if pos.ramsch and mode == K.MODE_POINTS else 0
-        return np.array([mode, pos.solo, 0 if pos.ramsch else 1, bonus, self._gen], dtype=np.int64)
+        return np.array([mode, pos.solo, 0 if pos.ramsch else 1, bonus, self._gen, self.limit], dtype=np.int64)
 
     def _future(self, pos: Position, mode: int, lower: int | None = None, upper: int | None = None,
                 guess: int | None = None) -> int:
@@ -73,8 +78,11 @@ class Solver:
         lo = 0 if lower is None else lower
         hi = top if upper is None else upper
         g = (lo + hi) // 2 if guess is None else min(max(guess, lo), hi)
-        return int(K.mtd(h, tc, len(pos.trick), pos.leader, g, lo, hi, t.eff, t.order, t.follow, t.seq, t.pts,
-                         t.ptsb, params, *self.tt, self.stats))
+        v = int(K.mtd(h, tc, len(pos.trick), pos.leader, g, lo, hi, t.eff, t.order, t.follow, t.seq, t.pts,
+                      t.ptsb, params, *self.tt, self.stats))
+        if v == K.ABORTED:
+            raise SearchAborted
+        return v
 
     def _reaches(self, pos: Position, mode: int, need: int) -> bool:
         """Whether the rest of the deal is worth at least ``need`` to the solo player."""
@@ -87,6 +95,8 @@ class Solver:
             tc[i] = c
         v = K.search(h, tc, len(pos.trick), pos.leader, need - 1, need, t.eff, t.order, t.follow, t.seq, t.pts,
                      t.ptsb, self._params(pos, mode), *self.tt, self.stats)
+        if v == K.ABORTED:
+            raise SearchAborted
         return bool(v >= need)
 
     def _base(self, pos: Position, mode: int) -> int:
@@ -140,6 +150,33 @@ class Solver:
                 guess = int(v)
             for x in cards_of(cls):
                 out[x] = v
+        return out
+
+    def move_grades(self, pos: Position, thresholds: tuple[int, ...] = (31, 61, 90)) -> dict[int, int]:
+        """For each legal card, how many of the card-point ``thresholds`` (ascending) the declarer still
+        reaches after it (a binary search of null-window searches; one table for all cards). Null: 1 if
+        the declarer takes no trick, else 0. Cheaper than exact values when only the game's
+        outcome class matters (lost schneider, lost, won, won schneider)."""
+        self._begin()
+        mode = _mode(pos, "win")
+        out: dict[int, int] = {}
+        for cls in pos.equivalence_classes(by_points=mode == K.MODE_POINTS):
+            c = (cls & -cls).bit_length() - 1
+            child = pos.play(c)
+            if mode == K.MODE_NULL:
+                grade = int(self._value(child, "win"))
+            else:
+                lo, hi = 0, len(thresholds)  # the grade lies in [lo, hi]
+                base = self._base(child, mode)
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if self._reaches(child, mode, thresholds[mid - 1] - base):
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                grade = lo
+            for x in cards_of(cls):
+                out[x] = grade
         return out
 
     def solve(self, pos: Position, question: str | int = "exact") -> Answer:
