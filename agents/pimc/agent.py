@@ -32,7 +32,7 @@ class PIMCOptions:
     world_limit: int = 400_000  # solver nodes per world; a world past it is dropped
     question: str = "grade"  # grade: outcome class (31/61/90 thresholds); win: 61 only; exact: card points
     infer: str = "none"  # none: uniform worlds; bidding: weight worlds by the auction (rule bidding model)
-    auction: str = "search"  # search: bid/discard/declare by solved deals; rule: as the rule agent
+    auction: str = "rule"  # rule: bid/discard/declare as the rule agent; search: by solved deals (K&K)
     deals: int = 10  # deals solved per candidate game in the auction and declaration
     deal_limit: int = 300_000  # solver nodes per solved deal there
     margin: float = 5.0  # minimum expected score of a game worth bidding on
