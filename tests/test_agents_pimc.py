@@ -35,7 +35,7 @@ def _play_deal(agent_specs: list[str], seed: int, env_seed: int, **env_options) 
 
 def test_legal_and_deterministic() -> None:
     """PIMC in every seat (bidding by search too) plays only legal actions; a seed reproduces the deal."""
-    spec = "pimc:worlds=3,deals=2,budget=60000,world_limit=30000,deal_limit=20000"
+    spec = "pimc:worlds=3,auction=search,deals=2,budget=60000,world_limit=30000,deal_limit=20000"
     for env_seed in (1, 2):
         first = _play_deal([spec] * 3, seed=5, env_seed=env_seed)
         again = _play_deal([spec] * 3, seed=5, env_seed=env_seed)
@@ -45,7 +45,7 @@ def test_legal_and_deterministic() -> None:
 def test_options_kontra_ramsch() -> None:
     """With Kontra/Re and Ramsch on, against the rule agent, several deals stay legal."""
     for env_seed in range(3):
-        _play_deal([FAST.replace("preset=fast,", "deals=2,deal_limit=20000,"), "rule", "pimc:preset=fast,worlds=3"],
+        _play_deal(["pimc:auction=search,deals=2,deal_limit=20000,worlds=4", "rule", "pimc:preset=fast,worlds=3"],
                    seed=1, env_seed=env_seed, kontra=True, ramsch=True)
 
 
@@ -81,7 +81,7 @@ def test_finds_the_winning_line() -> None:
 def test_spec_strings_and_errors() -> None:
     agent = agents.make("pimc:worlds=7,question=exact", game="skat", seed=1)
     assert agent.options.worlds == 7 and agent.options.question == "exact"
-    assert agents.make("pimc", game="skat", preset="fast").options.auction == "rule"
+    assert agents.make("pimc", game="skat", preset="fast").options.question == "win"
     with pytest.raises(ValueError, match="unknown pimc option"):
         agents.make("pimc:wolds=3", game="skat")
     with pytest.raises(ValueError, match="expected one of"):
