@@ -4,6 +4,8 @@ Spec strings (the same in configs and on the command line)::
 
     random              uniform over the legal actions
     rule                the game's rule-based baseline (named by its description: agents.rule_skat, ...)
+    pimc                Skat only: perfect-information Monte Carlo search (agents.pimc);
+    pimc:worlds=24,...  with options (``pimc:preset=fast`` for a quick training opponent)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
     path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 
@@ -35,8 +37,16 @@ def split_spec(spec: str) -> tuple[str, str | None]:
     return (path, policy or None) if sep else (spec, None)
 
 
-def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False) -> Agent:
-    """An agent from a spec string; ``game`` is required for ``random``/``rule`` and checked for files."""
+def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False, **options: Any) -> Agent:
+    """An agent from a spec string; ``game`` is required for ``random``/``rule``/``pimc`` and checked for files.
+
+    ``options`` go to agents that take them (``pimc``: see agents.pimc.PIMCOptions)."""
+    name = spec.partition(":")[0]
+    factory = _search_agent(name, game)
+    if factory is not None:  # a game's own agents with options: pimc, pimc:worlds=24
+        return factory(spec, seed=seed, **options)
+    if options:
+        raise ValueError(f"agent spec {spec!r} takes no options (got {sorted(options)})")
     if spec == "random":
         from agents.random_agent import RandomAgent
 
@@ -64,6 +74,19 @@ def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bo
         return make_user_agent(spec, check_game(game), seed=seed)
     raise ValueError(f"unknown agent spec {spec!r}: expected 'random', 'rule', the path of a .pt checkpoint "
                      "or a user class 'module:Class' / 'path/to/file.py:Class'")
+
+
+def _search_agent(name: str, game: str | None) -> Any:
+    """The factory of a game's own agent spec (``envs.games.GameDescription.agent_specs``), if ``name`` is one."""
+    from envs.games import REGISTRY, describe
+
+    owners = [g for g in REGISTRY if name in describe(g).agent_specs]
+    if not owners:
+        return None
+    if game not in owners:
+        raise ValueError(f"the {name!r} agent plays {' and '.join(owners)} only (game={game!r})")
+    module_name, function = describe(game).agent_specs[name].split(":")
+    return getattr(importlib.import_module(module_name), function)
 
 
 def load(path: str | os.PathLike, game: str | None = None, greedy: bool = False, seed: int | None = None,

@@ -56,6 +56,8 @@ class GameDescription:
     title: str = ""
     env_module: str = ""  # the PettingZoo module: env(**options), raw_env(**options)
     rule_agent: str | None = None  # "module:Class" of the rule-based baseline, if the game has one
+    agent_specs: dict[str, str] = {}  # the game's own agent specs (search agents): name -> "module:factory",
+    #                                   called as factory(spec, seed=..., **options); "name:key=value" specs too
     openspiel_name: str | None = None  # the same game in OpenSpiel, for side-by-side benchmarks
 
     # --- evaluation: what a duplicate unit is and how a finished game is tallied ----------------

@@ -36,6 +36,7 @@ class SkatDescription(GameDescription):
     title = "Skat"
     env_module = "envs.skat_v0"
     rule_agent = "agents.rule_skat:RuleSkatAgent"
+    agent_specs = {"pimc": "agents.pimc:make_pimc"}  # pimc, pimc:worlds=24,question=exact
     openspiel_name = "skat"
 
     unit = "deal"

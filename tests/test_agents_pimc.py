@@ -1,0 +1,100 @@
+"""The PIMC search agent: legal and deterministic play, an obvious winning line, the agent interface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from envs import aec_env
+from envs.skat import actions as A
+from envs.skat.cards import GRAND, card, parse_cards
+from envs.skat.observation import observe
+from envs.skat.rules import PLAY, SkatGame
+
+FAST = "pimc:preset=fast,worlds=4"
+
+
+def _play_deal(agent_specs: list[str], seed: int, env_seed: int, **env_options) -> tuple[list[int], list[float]]:
+    env = aec_env("skat", **env_options)
+    env.reset(seed=env_seed)
+    players = [agents.make(s, game="skat", seed=seed + i) for i, s in enumerate(agent_specs)]
+    actions = []
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        obs = env.observe(name)
+        a = players[env.possible_agents.index(name)].act(obs)
+        assert obs["action_mask"][a], f"illegal action {A.action_name(a)}"
+        actions.append(a)
+        env.step(a)
+    return actions, list(env.state.scores)
+
+
+def test_legal_and_deterministic() -> None:
+    """PIMC in every seat (bidding by search too) plays only legal actions; a seed reproduces the deal."""
+    spec = "pimc:worlds=3,auction=search,deals=2,budget=60000,world_limit=30000,deal_limit=20000"
+    for env_seed in (1, 2):
+        first = _play_deal([spec] * 3, seed=5, env_seed=env_seed)
+        again = _play_deal([spec] * 3, seed=5, env_seed=env_seed)
+        assert first == again
+
+
+def test_options_kontra_ramsch() -> None:
+    """With Kontra/Re and Ramsch on, against the rule agent, several deals stay legal."""
+    for env_seed in range(3):
+        _play_deal(["pimc:auction=search,deals=2,deal_limit=20000,worlds=4", "rule", "pimc:preset=fast,worlds=3"],
+                   seed=1, env_seed=env_seed, kontra=True, ramsch=True)
+
+
+def test_finds_the_winning_line() -> None:
+    """Grand, two tricks left, the declarer (forehand) holds CJ and SA and needs both tricks for 61;
+    the defenders hold SJ and three diamonds. CJ first draws SJ; SA first is ruffed by SJ."""
+    hidden = parse_cards("SJ D7 D8 D9")
+    hand = parse_cards("CJ SA")
+    skat = parse_cards("H7 H8")
+    rest = [c for c in range(32) if not (hidden | hand | skat) >> c & 1]
+    state = SkatGame().state_from_deal(
+        [hand | sum(1 << c for c in rest[:8]), parse_cards("SJ D7") | sum(1 << c for c in rest[8:16]),
+         parse_cards("D8 D9") | sum(1 << c for c in rest[16:24])], skat)
+    for p in range(3):  # eight tricks are gone
+        gone = state.hands[p] & ~(hand | hidden)
+        state.hands[p] ^= gone
+        state.played[p] = gone
+    state.phase, state.declarer, state.skat_taken = PLAY, 0, True
+    state.contract_index = A.CONTRACT_BY_LABEL["G"]
+    state.contract, state.bid = A.CONTRACTS[state.contract_index], 24
+    state.trick_count, state.tricks_won, state.points = 8, [4, 2, 2], [46, 40, 34]
+    state.current_player = state.leader = 0
+    assert state.game_type == GRAND
+    mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+    for a in state.legal_actions():
+        mask[a] = 1
+    obs = {"observation": observe(state, 0), "action_mask": mask}
+    for question in ("grade", "win", "exact"):
+        agent = agents.make("pimc", game="skat", seed=3, question=question)
+        assert agent.act(obs) == A.PLAY + card("CJ"), question
+
+
+def test_spec_strings_and_errors() -> None:
+    agent = agents.make("pimc:worlds=7,question=exact", game="skat", seed=1)
+    assert agent.options.worlds == 7 and agent.options.question == "exact"
+    assert agents.make("pimc", game="skat", preset="fast").options.question == "win"
+    with pytest.raises(ValueError, match="unknown pimc option"):
+        agents.make("pimc:wolds=3", game="skat")
+    with pytest.raises(ValueError, match="expected one of"):
+        agents.make("pimc:question=maybe", game="skat")
+    with pytest.raises(ValueError, match="Skat only"):
+        agents.make("pimc", game="thirtyone")
+    with pytest.raises(ValueError, match="takes no options"):
+        agents.make("rule", game="skat", worlds=3)
+
+
+def test_through_the_evaluator(tmp_path) -> None:
+    from train.evaluate import main
+
+    assert main([FAST, "rule", "--game", "skat", "--deals", "1", "--workers", "1", "--no-progress",
+                 "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "summary.csv").is_file()
