@@ -26,6 +26,7 @@ def endgame(rng: random.Random, label: str, tricks_left: int, in_trick: int) -> 
         state.contract_index = A.CONTRACT_BY_LABEL[label]
         state.contract = A.CONTRACTS[state.contract_index]
         state.bid = 18
+    state.play_game = state.contract.game if label != "R" else GRAND  # what _start_play sets
     state.current_player = state.leader = rng.randrange(3)
     target = (10 - tricks_left) * 3 + in_trick
     while len(state.history) < target and state.phase == PLAY:

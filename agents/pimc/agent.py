@@ -200,7 +200,7 @@ class PIMCAgent(Agent):
         o = self.options
         me = view.position
         declarer = (me + view.declarer) % 3
-        p = B.declarer_win_chance(view.hand, me, declarer, view.game, view.skat_put if declarer == me else 0,
+        p = B.declarer_win_chance(view.hand, me, declarer, view.game_type, view.skat_put if declarer == me else 0,
                                   self.solver, self._rng(observation), o.deals, o.deal_limit)
         if phase == _KONTRA:
             return A.KONTRA if p < o.kontra_p else A.PASS
@@ -301,8 +301,8 @@ class PIMCAgent(Agent):
 
 
 def _contract_index(view) -> int:
-    label = "CSHDGN"[view.game]
-    if view.game == NULL:
+    label = "CSHDGN"[view.game_type]
+    if view.game_type == NULL:
         label += ("O" if view.ouvert else "") + ("H" if view.hand_game else "")
     else:
         label += ("H" if view.hand_game else "") + ("S" if view.schneider and not view.schwarz else "")

@@ -8,7 +8,7 @@ deal's skat) it gives the expected Seeger-Fabian score at any bid: won ``v + 50`
 overbid lost at the lowest multiple of the base value that reaches the bid. The auction goes as
 high as the best game's expected score stays above a margin; the skat, the discard and the game
 are chosen by the same estimate. Candidate games and discards come from the rule agent's hand
-model (``agents.skat_heuristics``), which keeps the number of deals to solve small.
+model (``agents.skat_hand``), which keeps the number of deals to solve small.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import skat_heuristics as H
+from agents import skat_hand as H
 from envs.bitset import cards_of
 from envs.skat import actions as A
-from envs.skat.cards import FULL_DECK, GRAND, JACK_MASK, NULL, POINTS
+from envs.skat.cards import FULL_DECK, GRAND, JACK_MASK, NULL, POINTS, points
+from envs.skat.tables import TRUMPS
 from envs.skat.scoring import matadors
 from envs.skat.solver import Position, SearchAborted, Solver
 
@@ -132,7 +133,7 @@ def _discard_options(hand12: int, game: int, me: int, n: int) -> list[int]:
     scored = []
     for a, b in itertools.combinations(cards_of(hand12), 2):
         drop = (1 << a) | (1 << b)
-        if game != NULL and game != GRAND and (drop & H.TRUMPS[game]) and (hand12 & ~H.TRUMPS[game]).bit_count() >= 2:
+        if game != NULL and game != GRAND and (drop & TRUMPS[game]) and (hand12 & ~TRUMPS[game]).bit_count() >= 2:
             continue  # keep trumps while there are side cards to put away
         if game == GRAND and drop & JACK_MASK:
             continue  # jacks are grand's trumps
@@ -160,7 +161,7 @@ def plan_declaration(hand12: int, me: int, bid: int, rule, solver: Solver, rng: 
             continue
         drop, logit = H.best_discard(hand12, g, 2)
         m = H.MODELS["null" if g == NULL else ("grand" if g == GRAND else "suit"), True]
-        games.append((H.prob(logit + m.fore * fore + m.skat * H.mask_points(drop)), g))
+        games.append((H.prob(logit + m.fore * fore + m.skat * points(drop)), g))
     games.sort(reverse=True)
     games = games[:max_games] or [(0.0, GRAND)]
     options = [(g, d) for _, g in games

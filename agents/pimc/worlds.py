@@ -53,12 +53,12 @@ class Knowledge:
             return tuple(out)
 
         ramsch = v.ramsch
-        game = GRAND if ramsch else v.game
+        game = GRAND if ramsch else v.game_type
         declarer = -1 if ramsch or v.declarer < 0 else pos[v.declarer]
         skat = v.skat_put if declarer == me else 0
         open_hand = v.open_hand if declarer != me else 0
         return cls(me, game, declarer, v.hand, absolute(v.played), tuple(v.trick_order),
-                   pos[v.leader] if v.leader >= 0 else 0, absolute(v.points), absolute(v.tricks),
+                   pos[v.leader] if v.leader >= 0 else 0, absolute(v.card_points), absolute(v.tricks_won),
                    absolute(v.voids), skat, open_hand, ramsch)
 
     def sizes(self) -> tuple[int, int, int]:
