@@ -22,9 +22,9 @@ from agents import skat_hand as H
 from envs.bitset import cards_of
 from envs.skat import actions as A
 from envs.skat.cards import FULL_DECK, GRAND, JACK_MASK, NULL, POINTS, points
-from envs.skat.tables import TRUMPS
 from envs.skat.scoring import matadors
 from envs.skat.solver import Position, SearchAborted, Solver
+from envs.skat.tables import TRUMPS
 
 BASE = {0: 12, 1: 11, 2: 10, 3: 9, 4: 24}
 
