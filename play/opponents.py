@@ -26,6 +26,7 @@ from play.adapters import adapter
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 _lock = threading.Lock()
 _loaded: dict[str, Any] = {}  # checkpoint path -> NeuralAgent (the shared network)
+_metadata: dict[tuple[str, int, int], dict[str, Any] | None] = {}  # (path, mtime, size) -> metadata or None
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,8 @@ def listing(game: str, checkpoint_dir: Path = CHECKPOINT_DIR) -> list[Opponent]:
     for name in describe(game).agent_specs:
         out.append(Opponent(name, adapter(game).agent_label(name), name))
     for path in sorted(Path(checkpoint_dir).glob("*.pt")):
-        try:
-            meta = load_checkpoint(path)["metadata"]
-        except CheckpointError:
-            continue  # not loadable with this code: not offered
-        if meta.get("game") != game:
+        meta = _checkpoint_metadata(path)
+        if meta is None or meta.get("game") != game:
             continue
         info = _describe(meta)
         steps = info["steps"]
@@ -74,6 +72,20 @@ def listing(game: str, checkpoint_dir: Path = CHECKPOINT_DIR) -> list[Opponent]:
         shape = (meta["obs_size"], meta["num_actions"]) if "obs_size" in meta else None
         out.append(Opponent(f"checkpoint:{path.name}", label, str(path), info, shape))
     return out
+
+
+def _checkpoint_metadata(path: Path) -> dict[str, Any] | None:
+    """A checkpoint's metadata, read once per file version (the setup page asks for it often); None if
+    this code cannot load it (then it is not offered)."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if key not in _metadata:
+            try:
+                _metadata[key] = load_checkpoint(path)["metadata"]
+            except CheckpointError:
+                _metadata[key] = None
+        return _metadata[key]
 
 
 def find(game: str, opponent_id: str, checkpoint_dir: Path = CHECKPOINT_DIR) -> Opponent:
