@@ -37,9 +37,9 @@ def game_parser() -> argparse.ArgumentParser:
     ap.add_argument("--hint", metavar="SPEC", default=None, help="the agent whose move '!' shows, with probabilities")
     ap.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="suit symbols and colour (auto: on a terminal, unless NO_COLOR is set)")
-    ap.add_argument("--variant", metavar="NAME", default=None,
-                    help="a named table of the game (Skat: four_player, strohmann, tournee, sechserskat, ...; "
-                         "Thirty-One: cut_throat, banking, switch, stop_the_bus, schwimmen, ...)")
+    variants = "; ".join(f"{adapter(g).title}: {', '.join(v['name'] for v in adapter(g).setup()['variants'])}"
+                         for g in games())
+    ap.add_argument("--variant", metavar="NAME", default=None, help=f"a named table of the game ({variants})")
     ap.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
                     help="any table option of the game, e.g. --set supra=true players=4 (a wrong value is "
                          "answered with the valid ones)")

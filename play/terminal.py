@@ -254,7 +254,8 @@ class Terminal:
             if s["seat"] == self.table.human_seat:
                 continue
             who = self.name(s["seat"]) if s["seat"] is not None else s["name"]
-            line = f"  {who:<12} {', '.join(s['tags']):<24} {s['cards']:>2} card{'s' if s['cards'] != 1 else ''}"
+            width = max(12, *(len(n) for n in self.table.names))
+            line = f"  {who:<{width}} {', '.join(s['tags']):<24} {s['cards']:>2} card{'s' if s['cards'] != 1 else ''}"
             line = self.colour_label(line + (f", {s['meta']}" if s["meta"] else ""))
             if s["open"] is not None:
                 line += f"  open: {self.cards(s['open'])}"

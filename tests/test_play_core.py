@@ -346,3 +346,18 @@ def test_a_list_goes_on_from_deal_to_deal():
         steps = dict(t.deal.result["steps"])
         assert steps["list"].startswith(f"{(n - 1) % 3 + 1} of 3 deals")
     assert t.deals_played == 4 and "the list is over" in dict(t.finished[2].result["steps"])["list"]
+
+
+def test_every_action_has_a_label_and_a_key():
+    """Every action of the extended tables (Skat's 277, Thirty-One's 73) reads as a move."""
+    from play.skat.moves import move_of as skat_move
+    from play.thirtyone.moves import move_of as thirtyone_move
+
+    env = SKAT.make_env({"variant": "sechserskat"})
+    env.reset(seed=1)
+    labels = {skat_move(a, env.state).label for a in range(env.action_space("player_0").n)}
+    assert len(labels) > 250 and all(labels)
+    env = THIRTYONE.make_env({"variant": "switch"})
+    env.reset(seed=1)
+    moves = [thirtyone_move(a, env.state, 0) for a in range(env.action_space("player_0").n)]
+    assert all(m.label and m.key for m in moves) and len({m.key for m in moves[52:]}) == 21

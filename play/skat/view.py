@@ -69,6 +69,10 @@ def trick_cards(table: Table, leader: int, cards: tuple[int, ...] | list[int]) -
     return [{"card": names[c], "who": who(table, (leader + i) % st.trick_size)} for i, c in enumerate(cards)]
 
 
+def tricks_text(n: int) -> str:
+    return f"{n} trick{'s' if n != 1 else ''}"
+
+
 def is_ramsch(st: SkatState) -> bool:
     return st.contract is None and st.phase in PLAYING and not st.passed_in and st.declarer < 0
 
@@ -90,7 +94,7 @@ def _seat_meta(table: Table, st: SkatState, position: int, auction: list[tuple[i
         return "sits this deal out"
     hidden = f", {st.x.hidden[position].bit_count()} face down" if st.table.officers else ""
     if st.phase in PLAYING:
-        return f"{st.tricks_won[position]} tricks, {st.points[position]} points{hidden}"
+        return f"{tricks_text(st.tricks_won[position])}, {st.points[position]} points{hidden}"
     said = [c for p, c in auction if p == position]
     return (said[-1] if said else "") + hidden
 
@@ -180,7 +184,7 @@ def _info(table: Table, st: SkatState, me: int, auction: list[tuple[int, str]]) 
     if me == SITTING_OUT:
         out.append("You deal this deal and sit it out.")
     elif st.phase in PLAYING:
-        out.append(f"You: {st.tricks_won[me]} tricks, {st.points[me]} points")
+        out.append(f"You: {tricks_text(st.tricks_won[me])}, {st.points[me]} points")
     if st.phase == ANSWER and st.x.offer is not None:
         kind, offerer, _ = st.x.offer
         from envs.skat import actions as A
