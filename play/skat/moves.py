@@ -12,7 +12,7 @@ from __future__ import annotations
 from envs.skat import actions as A
 from envs.skat.cards import GAME_NAMES, GRAND, NULL, TRUMP, cards_of
 from envs.skat.pack import Pack
-from envs.skat.rules import EXCHANGE, KONTRA, RE, RESUPRA, SCHIEBEN, SUPRA, SkatState
+from envs.skat.rules import ANNOUNCE, EXCHANGE, KONTRA, RE, RESUPRA, SCHIEBEN, SKAT, SUPRA, TURN, SkatState
 from envs.skat.rules.extras import MODE_NAMES
 from play.core import Move
 
@@ -80,6 +80,8 @@ def move_of(action: int, st: SkatState) -> Move:
         return Move(action, PASS_LABELS.get(st.phase, "pass"), "p")
     if action == A.PICKUP and st.phase == SCHIEBEN:
         return Move(action, "take the skat", "s")
+    if action == A.HAND and st.phase == SKAT and st.table.tournee:
+        return Move(action, "solo (play hand: the skat stays)", "h")
     if action in KEYS:
         return Move(action, LABELS[action], KEYS[action])
     c = A.card_of_discard(action)
@@ -91,6 +93,13 @@ def move_of(action: int, st: SkatState) -> Move:
     index = A.contract_of_action(action)
     if index >= 0:
         contract = A.ALL_CONTRACTS[index]
+        if st.phase == TURN:  # North American: the turned card's suit (a jack: or grand) is trump
+            turned = names[st.x.turned[-1]]
+            trump = "grand" if contract.game == GRAND else f"{GAME_NAMES[contract.game]} trump"
+            return Move(action, f"{trump} (take {turned})", contract.label)
+        if st.phase == ANNOUNCE:
+            what = "schwarz" if contract.schwarz else "schneider" if contract.schneider else ""
+            return Move(action, f"announce {what}" if what else "no announcement", contract.label)
         return Move(action, f"declare {contract_text(contract)}", contract.label)
     if A.GIVE <= action < A.PLAY_SLOT:
         name = names[action - A.GIVE]
@@ -105,11 +114,12 @@ def move_of(action: int, st: SkatState) -> Move:
 
 
 def moves(st: SkatState) -> list[Move]:
-    """The legal moves of the player to act, cards in the order of the sorted hand."""
+    """The legal moves of the player to act: cards in the order of the sorted hand (slots in theirs),
+    then the other moves (a concession or claim comes after the cards)."""
     hand = st.hands[st.current_player]
     order = {c: i for i, c in enumerate(sorted_cards(hand, st.game_type, st.table.pack))}
     out = [move_of(a, st) for a in st.legal_actions()]
-    return sorted(out, key=lambda m: order.get(m.card, -1))
+    return sorted(out, key=lambda m: order.get(m.card, len(order)))
 
 
 def doubling_text(doubling: int) -> str:
