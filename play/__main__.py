@@ -1,5 +1,5 @@
-"""``python -m play skat|thirtyone [--vs SPEC ...] [--seed N] [options]`` (terminal) and
-``python -m play --web [--host 127.0.0.1] [--port 8000] [--no-open]`` (web table)."""
+"""``python -m play GAME [--variant NAME] [--set KEY=VALUE ...] [--vs SPEC ...] [--seed N]`` (terminal)
+and ``python -m play --web [--host 127.0.0.1] [--port 8000] [--no-open]`` (web table)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import argparse
 import sys
 from typing import Any
 
-from envs.thirtyone.options import OPTION_NAMES
+from play.adapters import adapter, games
 
 
-def _parse_value(text: str) -> Any:
+def parse_value(text: str) -> Any:
+    """``--set`` values: true/false, none, integers, numbers, else the text itself (the env checks them)."""
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -26,9 +27,9 @@ def _parse_value(text: str) -> Any:
 
 def game_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m play", description=(
-        "Play Skat or Thirty-One against the project's agents in the terminal "
+        "Play a card game against the project's agents in the terminal "
         "(or: python -m play --web [--host H] [--port P] [--no-open] for the web table)."))
-    ap.add_argument("game", choices=("skat", "thirtyone"))
+    ap.add_argument("game", choices=games())
     ap.add_argument("--vs", nargs="+", default=["rule"], metavar="SPEC",
                     help="the agents in the other seats, in seat order (random, rule, pimc, a .pt checkpoint, "
                          "module:Class); the last one fills the remaining seats (default: rule)")
@@ -36,15 +37,22 @@ def game_parser() -> argparse.ArgumentParser:
     ap.add_argument("--hint", metavar="SPEC", default=None, help="the agent whose move '!' shows, with probabilities")
     ap.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="suit symbols and colour (auto: on a terminal, unless NO_COLOR is set)")
-    skat = ap.add_argument_group("Skat options")
-    skat.add_argument("--scoring", choices=("tournament", "classic"), default="tournament")
-    skat.add_argument("--kontra", action="store_true", help="defenders may double (Kontra), the declarer redouble")
-    skat.add_argument("--ramsch", action="store_true", help="a passed-in deal is played as Ramsch")
-    t31 = ap.add_argument_group("Thirty-One options")
-    t31.add_argument("--players", type=int, default=4, help="players at the table, 2..9 (default 4)")
-    t31.add_argument("--lives", type=int, default=3, help="lives per player (default 3)")
-    t31.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
-                     help=f"further Thirty-One options: {', '.join(OPTION_NAMES)}")
+    variants = "; ".join(f"{adapter(g).title}: {', '.join(v['name'] for v in adapter(g).setup()['variants'])}"
+                         for g in games())
+    ap.add_argument("--variant", metavar="NAME", default=None, help=f"a named table of the game ({variants})")
+    ap.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="any table option of the game, e.g. --set supra=true players=4 (a wrong value is "
+                         "answered with the valid ones)")
+    by_flag: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for game in games():
+        for flag in adapter(game).flags:
+            by_flag.setdefault(flag.flag, []).append((adapter(game).title, dict(flag.kwargs)))
+    group = ap.add_argument_group("table options of one game (or --set KEY=VALUE)")
+    for name, owners in by_flag.items():
+        kwargs = owners[0][1]
+        helps = [f"{title}: {kw.get('help', kw.get('choices', ''))}" for title, kw in owners]
+        kwargs["help"] = "; ".join(str(h) for h in helps)
+        group.add_argument(name, dest=name.lstrip("-").replace("-", "_"), **{"default": None, **kwargs})
     return ap
 
 
@@ -59,38 +67,50 @@ def web_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def table_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The table options of the command line: --variant, the game's flags, then --set."""
+    a = adapter(args.game)
+    options: dict[str, Any] = {} if args.variant is None else {"variant": args.variant}
+    mine = {f.flag: f.option for f in a.flags}
+    for game in games():
+        for flag in adapter(game).flags:
+            value = getattr(args, flag.flag.lstrip("-").replace("-", "_"))
+            if value is None:
+                continue
+            if flag.flag not in mine:
+                raise ValueError(f"{flag.flag} is not an option of {a.title} (its options: "
+                                 f"{', '.join(mine) or 'none'}, or --set KEY=VALUE)")
+            options[mine[flag.flag]] = value
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE, e.g. --set {a.option_names[1]}=...")
+        options[key] = parse_value(value)
+    return a.check_options(options)
+
+
 def build_terminal(args: argparse.Namespace) -> Any:
     from play.core import Table, agent_seed
     from play.opponents import make_agent, short_name
-    from play.skat import ADAPTER as SKAT
     from play.terminal import Terminal, use_color
-    from play.thirtyone import ADAPTER as THIRTYONE
 
-    if args.game == "skat":
-        adapter, options, seats = SKAT, {"scoring": args.scoring, "kontra": args.kontra, "ramsch": args.ramsch}, 3
-    else:
-        options = {"num_players": args.players, "lives": args.lives}
-        for item in args.set:
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise ValueError(f"--set {item!r}: expected KEY=VALUE, e.g. three_of_a_kind=30.5")
-            options[key] = _parse_value(value)
-        adapter, seats = THIRTYONE, options["num_players"]
-        if not isinstance(seats, int) or not 2 <= seats <= 9:
-            raise ValueError(f"--players must be 2..9, got {seats!r}")
+    a = adapter(args.game)
+    options = table_options(args)
+    env = a.make_env(options)  # the env checks the values (one line naming a bad one)
+    seats = len(env.possible_agents)
     if len(args.vs) > seats - 1:
-        raise ValueError(f"--vs names {len(args.vs)} agents, but {args.game} here has {seats - 1} other seats")
+        raise ValueError(f"--vs names {len(args.vs)} agents, but this {a.title} table has {seats - 1} other seats")
     specs = list(args.vs) + [args.vs[-1]] * (seats - 1 - len(args.vs))
     seed = args.seed
     if seed is None:
         import secrets
 
         seed = secrets.randbelow(2**31)
-    bots = [make_agent(spec, args.game, agent_seed(seed, i + 1)) for i, spec in enumerate(specs)]
+    bots = [make_agent(spec, args.game, agent_seed(seed, i + 1), env) for i, spec in enumerate(specs)]
     short = [short_name(s) for s in specs]
     names = ["You"] + [f"{n} {i + 1}" if short.count(n) > 1 else n for i, n in enumerate(short)]
-    table = Table(adapter, options, [None, *bots], names, human_seat=0, seed=seed)
-    hint = make_agent(args.hint, args.game, agent_seed(seed, 15)) if args.hint else None
+    table = Table(a, options, [None, *bots], names, human_seat=0, seed=seed)
+    hint = make_agent(args.hint, args.game, agent_seed(seed, 15), env) if args.hint else None
     return Terminal(table, sys.stdin, sys.stdout, color=use_color(args.color, sys.stdout), hint_agent=hint,
                     hint_name=short_name(args.hint) if args.hint else "")
 

@@ -1,11 +1,12 @@
 """The terminal table: the person types short keys, the agents answer, the table is printed.
 
-Input at a decision: the number of a listed move, a card (``CJ``, ``c10``, ``♣J``), a bid value, a
-move's key (``p`` pass, ``y`` hold, ``s`` pick up the skat, ``h`` hand, contract letters such as
-``G`` or ``CH``, ``k`` kontra / knock, ``r`` re, ``d`` draw, ``t`` take, ``x`` throw down, ``l`` look) or
-its full name (``bid 18``, ``play CJ``). Commands: ``?`` help, ``!`` hint (with ``--hint``), ``last``
-the last trick, ``score`` the session table, ``q`` quit. Anything else is answered with the legal
-moves; a person never sees a traceback.
+Input at a decision: the number of a listed move, a card (``CJ``, ``c10``, ``♣J``), a move's key
+(the game's adapter lists them: ``p`` pass, ``18`` a bid, ``d`` draw, ``p1`` pick a table card ...)
+or its full label (``bid 18``, ``play CJ``). Commands: ``?`` help, ``!`` hint (with ``--hint``),
+``last`` the last trick (or round), ``score`` the session table, ``q`` quit; after a deal ``a`` asks
+the adapter's question (Skat: could the declarer have won?). Anything else is answered with the
+legal moves; a person never sees a traceback. Everything shown comes from the table's generic view
+(``play.core.GameAdapter``): this module knows no game.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from play.core import IllegalMove, Move, Table
 from play.hints import hint as agent_hint
 
 SUITS = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
+RANKS = "23456789TJQKA"
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 COMMANDS = ("?", "help", "!", "hint", "last", "score", "q", "quit")
 HELP = """Type the number of a move, a card (CJ, HT or H10), a bid value, or a key:
-  Skat: p pass, y hold, s pick up the skat, h play hand, contract letters (C S H D G N, then H hand,
-        S schneider, Z schwarz, O ouvert, e.g. GH, NO), k kontra, r re
-  Thirty-One: d draw, t take the discard, k knock, x throw down, l look, a card to discard
-Commands: ! hint (with --hint), last (the last trick), score (the session table), q quit."""
+{keys}
+Commands: ! hint (with --hint), last (the last trick or round), score (the session table), q quit."""
 
 
 def use_color(mode: str, stream: TextIO) -> bool:
@@ -47,30 +47,30 @@ def normalize_card(text: str) -> str:
     return t
 
 
-def parse_move(text: str, moves: Sequence[Move], menu: Sequence[Move], auction: bool = False) -> Move | None:
-    """The move ``text`` names, or None. Numbers: a bid value in the auction (values start at 18,
-    above any menu number there), else the menu number."""
+def is_card(word: str) -> bool:
+    return len(word) == 2 and word[0] in SUITS and word[1] in RANKS
+
+
+def parse_move(text: str, moves: Sequence[Move], menu: Sequence[Move], aliases: dict[str, str] | None = None
+               ) -> Move | None:
+    """The move ``text`` names, or None: a move's key (a bid's value first: bids start above any menu
+    number), its label, its card, a word the game takes for a key, else the number in the menu."""
     t = " ".join(text.strip().split())
     if not t:
         return None
-    if t.isdigit():
-        if auction:
-            for m in moves:
-                if m.key == t:
-                    return m
-        n = int(t)
-        return menu[n - 1] if 1 <= n <= len(menu) else None
     low, card = t.lower(), normalize_card(t)
     for m in moves:
         if low in (m.key.lower(), m.label.lower()) or (m.card is not None and card == m.card):
             return m
+    if t.isdigit():
+        n = int(t)
+        return menu[n - 1] if 1 <= n <= len(menu) else None
     words = low.split(" ", 1)
-    if len(words) == 2 and words[0] in ("play", "discard", "bid", "declare"):
-        return parse_move(words[1], moves, (), auction=words[0] == "bid")
-    aliases = {"pass": "p", "hold": "y", "yes": "y", "pickup": "s", "skat": "s", "hand": "h", "draw": "d",
-               "take": "t", "knock": "k", "kontra": "k", "re": "r", "throw": "x", "look": "l"}
+    if len(words) == 2 and words[0] in ("play", "discard", "bid", "declare", "pick", "give"):
+        return parse_move(words[1], moves, ())
+    aliases = aliases or {}
     if low in aliases:
-        return parse_move(aliases[low], moves, (), auction)
+        return parse_move(aliases[low], moves, ())
     return None
 
 
@@ -81,7 +81,7 @@ class Terminal:
                  hint_agent: Any = None, hint_name: str = "") -> None:
         self.table, self.inp, self.out, self.color = table, inp, out, color
         self.hint_agent, self.hint_name = hint_agent, hint_name
-        self.skat = table.game == "skat"
+        self.adapter = table.adapter
 
     # --- output -------------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -89,7 +89,9 @@ class Terminal:
         self.out.flush()
 
     def card(self, name: str) -> str:
-        if not self.color:
+        if name.startswith("#"):
+            return "[?]" if name == "##" else f"[{name}]"
+        if not self.color or not is_card(name):
             return name
         rank = "10" if name[1] == "T" else name[1]
         text = SUITS[name[0]] + rank
@@ -106,8 +108,7 @@ class Terminal:
 
     def colour_label(self, label: str) -> str:
         """Every card name in a label drawn as a card (``take DJ`` -> ``take ♦J``)."""
-        return " ".join(self.card(w) if len(w) == 2 and w[0] in SUITS and w[1] in "23456789TJQKA" else w
-                        for w in label.split(" "))
+        return " ".join(self.card(w) if is_card(w) else w for w in label.split(" "))
 
     # --- input --------------------------------------------------------------------------------
     def ask(self, prompt: str) -> str | None:
@@ -130,14 +131,33 @@ class Terminal:
                 if not self.play_deal():
                     break
                 self.show_result()
-                answer = self.ask("[Enter] next deal, q quit: ")
-                if answer is None or answer.lower() in ("q", "quit"):
+                if not self.after_deal():
                     break
         except KeyboardInterrupt:
             self.say()
         self.say("Session over.")
         self.show_score()
         return 0
+
+    def after_deal(self) -> bool:
+        """Next deal (True), or quit (False); the adapter's question on ``a``."""
+        deal = self.table.deal
+        question = deal.result.get("question")
+        prompt = f"[Enter] next {self.adapter.deal_word}, " + (f"a: {question[:1].lower()}{question[1:]}, "
+                                                              if question else "") + "q quit: "
+        while True:
+            answer = self.ask(prompt)
+            if answer is None or answer.lower() in ("q", "quit"):
+                return False
+            if answer.lower() in ("a", "?") and question:
+                self.show_analysis(self.adapter.analyse(self.table, deal))
+                continue
+            return True
+
+    def show_analysis(self, answer: dict[str, Any]) -> None:
+        self.say(self.bold(answer["text"]))
+        for line in answer.get("line_text") or []:
+            self.say("  " + self.colour_label(line))
 
     def play_deal(self) -> bool:
         """Play until the deal is over; False when the person quits."""
@@ -164,7 +184,6 @@ class Terminal:
         menu = self.menu(moves)
         self.say("Legal: " + "  ".join(f"{i}) {self.move_text(m)}" for i, m in enumerate(menu, 1))
                  + self.more_bids(moves))
-        auction = self.skat and t.view()["phase"] == "auction"
         while True:
             text = self.ask("> ")
             if text is None:
@@ -172,15 +191,17 @@ class Terminal:
             low = text.lower()
             if low in ("q", "quit"):
                 return None
-            move = parse_move(text, moves, menu, auction)
+            move = parse_move(text, moves, menu, self.adapter.aliases)
             if move is not None:
                 return move
             if low in ("?", "help"):
-                self.say(HELP)
+                self.say(HELP.format(keys="  " + self.adapter.keys_help))
             elif low in ("!", "hint"):
                 self.show_hint(moves)
-            elif low == "last" and self.skat:
-                self.show_last_trick()
+            elif low == "last":
+                last = t.view()["last"]
+                for line in last or ["Nothing to show yet."]:
+                    self.say(self.colour_label(line))
             elif low == "score":
                 self.show_score()
             else:
@@ -216,96 +237,60 @@ class Terminal:
         t = self.table
         for e in t.public_events(events):
             kind = e["kind"]
-            if kind == "move" and e["seat"] != t.human_seat:
-                self.say(f"  {self.name(e['seat'])}: {self.colour_label(e['label'])}")
-            elif kind == "move" and e.get("drawn"):
-                self.say(f"  You draw {self.card(e['drawn'])}")
+            if kind == "move":
+                if e.get("seat") != t.human_seat:
+                    self.say(f"  {self.colour_label(e['text'])}")
+                elif e.get("note"):
+                    self.say(f"  {self.colour_label(e['note'])}")
             elif kind == "trick":
-                cards = " ".join(self.card(c["card"]) for c in e["cards"])
-                self.say(f"  Trick {e['number']}: {cards} -> {self.name(e['winner'])}")
+                self.say(f"  {self.colour_label(e['text'])}")
             elif kind == "round_end":
                 self.show_showdown(e["showdown"])
 
     def show_table(self) -> None:
-        if self.skat:
-            self.show_skat()
-        else:
-            self.show_thirtyone()
-
-    def show_skat(self) -> None:
         v = self.table.view()
-        me = v["seats"][self.table.human_seat]
-        self.say(self.bold(f"--- Skat, deal {v['deal']}: you are {me['position']}, phase {v['phase']} ---"))
-        for s in v["seats"]:
-            tags = [s["position"]] + (["declarer"] if s["declarer"] else []) + (["dealer"] if s["dealer"] else [])
-            line = f"  {self.name(s['seat']):<12} {', '.join(tags):<22} {s['cards']:>2} cards"
-            if v["phase"] in ("play", "done"):
-                line += f", {s['tricks']} tricks, {s['points']} points"
-            if s["hand"] is not None and s["seat"] != self.table.human_seat:
-                line += f"  open: {self.cards(s['hand'])}"
+        self.say(self.bold(f"--- {v['title']}, {v['deal_word']} {v['deal']}: {v['headline']} ---"))
+        for s in v["seats"] + v["extra_seats"]:
+            if s["seat"] == self.table.human_seat:
+                continue
+            who = self.name(s["seat"]) if s["seat"] is not None else s["name"]
+            width = max(12, *(len(n) for n in self.table.names))
+            line = f"  {who:<{width}} {', '.join(s['tags']):<24} {s['cards']:>2} card{'s' if s['cards'] != 1 else ''}"
+            line = self.colour_label(line + (f", {s['meta']}" if s["meta"] else ""))
+            if s["open"] is not None:
+                line += f"  open: {self.cards(s['open'])}"
             self.say(line)
-        if v["auction"]:
-            self.say("  Auction: " + ", ".join(f"{self.name(c['seat'])} {c['call']}" for c in v["auction"]))
-        if v["contract"]:
-            c = v["contract"]
-            extra = {2: ", kontra", 4: ", kontra and re"}.get(c["doubling"], "")
-            who = f" by {self.name(v['declarer'])}" if v["declarer"] is not None else ""
-            self.say(f"  Game: {c['text']}{who}, bid {v['bid']}{extra}")
-        if v["skat"] is not None:
-            self.say(f"  Skat: {self.cards(v['skat'])}")
-        if v["trick"]:
-            led = self.name(v["trick"][0]["seat"])
-            self.say(f"  Trick: {self.cards([c['card'] for c in v['trick']])} ({led} led)")
-        self.say(f"  Your hand: {self.cards(v['hand'])}")
-
-    def show_last_trick(self) -> None:
-        last = self.table.view()["last_trick"]
-        if not last:
-            self.say("No trick has been taken yet.")
-            return
-        cards = ", ".join(f"{self.name(c['seat'])} {self.card(c['card'])}" for c in last["cards"])
-        self.say(f"Last trick: {cards} -> {self.name(last['winner'])}")
-
-    def show_thirtyone(self) -> None:
-        v = self.table.view()
-        self.say(self.bold(f"--- Thirty-One, game {v['deal']}, round {v['round']}, phase {v['phase']} ---"))
-        for s in v["seats"]:
-            if not s["alive"]:
-                standing = "out"
-            elif v["scoring"] == "points":
-                standing = f"{s['score']} points"
+        for pile in v["center"]:
+            captions = pile.get("captions")
+            if captions:
+                cards = ", ".join(f"{w} {self.card(c)}" for c, w in zip(pile["cards"], captions, strict=True))
             else:
-                standing = "on the county" if s["on_county"] else f"{s['lives']} lives"
-            tags = (["dealer"] if s["dealer"] else []) + (["KNOCKED"] if s["knocked"] else [])
-            self.say(f"  {self.name(s['seat']):<12} {standing:<14} {' '.join(tags)}")
-        self.say(f"  Discard: {self.card(v['top']) if v['top'] else '-'}   stock: {v['stock']} cards")
-        value = f" (worth {v['hand_value']:g})" if v["hand_value"] is not None and len(v["hand"]) == 3 else ""
-        self.say(f"  Your hand: {self.cards(v['hand'])}{value}")
+                cards = self.cards(pile["cards"])
+            self.say(f"  {pile['label'][:1].upper() + pile['label'][1:]}: {cards}")
+        for line in v["info"]:
+            self.say("  " + self.colour_label(line))
+        for row in v["rows"]:
+            self.say(f"  {row['label']}: {self.cards(row['cards'])}")
 
     def show_showdown(self, sd: dict[str, Any]) -> None:
-        knock = f", {self.name(sd['knocker'])} knocked" if sd["knocker"] is not None else ""
-        self.say(self.bold(f"  Round {sd['round']} ends: {sd['kind']}{knock}" + (" (void)" if sd["void"] else "")))
-        key = sd["key"]
+        self.say(self.bold(f"  {sd['title']}" + (" (void)" if sd.get("void") else "")))
         for r in sd["rows"]:
-            lost = f"loses {r[key]} {'life' if r[key] == 1 else 'lives'}" if key == "lives_lost" else f"+{r[key]}"
-            lost = lost if r[key] else ("-" if key == "lives_lost" else "+0")
-            self.say(f"    {self.name(r['seat']):<12} {self.cards(r['hand']):<14} {r['value']:>5g}  {lost}")
-        for s in sd["eliminated"]:
-            self.say(f"    {self.name(s)} is out")
+            self.say(f"    {self.name(r['seat']):<12} {self.cards(r['hand']):<14} {r['value']:>5}  {r['result']}")
+        for note in sd.get("notes", []):
+            self.say(f"    {note}")
 
     def show_result(self) -> None:
         r = self.table.deal.result
         self.say(self.bold(f"=== {r['summary']} ==="))
         for name, value in r.get("steps", []):
             self.say(f"  {name:<22} {value}")
-        if self.skat:
+        if r.get("scores") is not None:
             self.say("  Scores: " + ", ".join(f"{self.name(s)} {x:+d}" for s, x in enumerate(r["scores"])))
         self.show_score()
 
     def show_score(self) -> None:
         sc = self.table.score
         cols = sc["columns"]
-        what = "deals" if self.skat else "games"
-        self.say(f"Session ({sc['deals']} {what}):  " + "  ".join(f"{c:>10}" for c in cols))
+        self.say(f"Session ({sc['deals']} {self.adapter.deal_word}s):  " + "  ".join(f"{c:>10}" for c in cols))
         for seat, row in enumerate(sc["rows"]):
             self.say(f"  {self.name(seat):<12} " + "  ".join(f"{x:>10}" for x in row))

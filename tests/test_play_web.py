@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -38,14 +39,47 @@ def server():
 
 
 # --- the protocol, without a browser ------------------------------------------------------------
-def test_setup_lists_only_server_side_opponents(server):
+def test_setup_lists_games_variants_options_and_server_side_opponents(server):
     host, _ = server
     setup = get_json(host, "/api/setup")
-    skat_ids = [o["id"] for o in setup["opponents"]["skat"]]
-    assert skat_ids[:2] == ["random", "rule"] and "checkpoint:skat_ppo.pt" in skat_ids
-    assert {o["name"] for o in setup["options"]["skat"]} == {"scoring", "kontra", "ramsch"}
-    assert "num_players" in {o["name"] for o in setup["options"]["thirtyone"]}
-    assert isinstance(setup["solver"], bool)
+    assert setup["games"] == ["skat", "thirtyone"]
+    skat, t31 = setup["setup"]["skat"], setup["setup"]["thirtyone"]
+    skat_ids = [o["id"] for o in skat["opponents"]]
+    assert skat_ids[:3] == ["random", "rule", "pimc"] and "checkpoint:skat_ppo.pt" in skat_ids
+    assert {"scoring", "kontra", "ramsch", "players", "supra", "pack"} <= {o["name"] for o in skat["options"]}
+    assert "dealer" not in {o["name"] for o in skat["options"]}
+    assert {"four_player", "strohmann", "sechserskat"} <= {v["name"] for v in skat["variants"]}
+    assert {"banking", "stop_the_bus", "switch"} <= {v["name"] for v in t31["variants"]}
+    assert "num_players" in {o["name"] for o in t31["options"]} and "episode" not in {o["name"] for o in t31["options"]}
+
+
+@pytest.mark.parametrize("game, options, seats, fitting", [
+    ("skat", {}, 3, {"random", "rule", "pimc", "checkpoint:skat_ppo.pt", "checkpoint:skat_nfsp.pt"}),
+    ("skat", {"variant": "four_player"}, 4, {"random", "rule"}),
+    ("skat", {"variant": "strohmann"}, 2, {"random", "rule"}),
+    ("thirtyone", {"variant": "banking", "num_players": 3}, 3, {"random", "rule"}),
+    ("thirtyone", {"num_players": 2}, 2, {"random", "rule", "checkpoint:thirtyone_ppo.pt",
+                                          "checkpoint:thirtyone_nfsp.pt"}),
+])
+def test_the_shape_of_a_table_and_who_fits_it(server, game, options, seats, fitting):
+    host, _ = server
+    q = urllib.parse.urlencode({"game": game, "options": json.dumps(options)})
+    shape = get_json(host, f"/api/shape?{q}")
+    assert shape["ok"] and shape["seats"] == seats and set(shape["fitting"]) == fitting
+
+
+@pytest.mark.parametrize("game, options, fragment", [
+    ("skat", {"players": 5}, "'players' must be 2, 3 or 4"),
+    ("skat", {"variant": "nope"}, "valid variants"),
+    ("skat", {"dealer": 1}, "unknown Skat table option"),
+    ("thirtyone", {"ranking": "poker"}, "ranking must be one of"),
+    ("chess", {}, "unknown game"),
+])
+def test_the_env_checks_the_options_the_page_sends(server, game, options, fragment):
+    host, _ = server
+    q = urllib.parse.urlencode({"game": game, "options": json.dumps(options)})
+    shape = get_json(host, f"/api/shape?{q}")
+    assert not shape["ok"] and fragment in shape["error"]
 
 
 def test_illegal_move_over_the_websocket_is_refused(server):
@@ -80,6 +114,9 @@ def test_illegal_move_over_the_websocket_is_refused(server):
     ({"game": "skat", "options": {"render_mode": "human"}, "opponents": ["rule", "rule"]}, "unknown Skat table option"),
     ({"game": "thirtyone", "options": {"num_players": 2, "lives": 0}, "opponents": ["rule"]}, "lives"),
     ({"game": "chess", "opponents": []}, "unknown game"),
+    ({"game": "skat", "options": {"variant": "four_player"}, "opponents": ["pimc", "rule", "rule"]}, "pimc plays"),
+    ({"game": "skat", "options": {"variant": "four_player"}, "opponents": ["checkpoint:skat_ppo.pt", "rule", "rule"]},
+     "trained on a table"),
 ])
 def test_bad_tables_are_refused(server, msg, fragment):
     host, app = server
@@ -134,7 +171,8 @@ def test_downloads_of_a_finished_deal(server):
         assert data["result"]["scores"] == s["view"]["result"]["scores"]
         assert game.reason == "passed in" or game.declarer_points == data["result"]["declarer_points"]
         rp = c.ask(type="replay", deal=n)
-        assert rp["frames"][0]["caption"] == "the deal" and all(len(h) == 10 for h in rp["frames"][0]["hands"])
+        assert rp["frames"][0]["caption"] == "the deal"
+        assert [len(r["cards"]) for r in rp["frames"][0]["rows"]] == [10, 10, 10, 2]
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"http://{host}/api/tables/nope/deals/1.json", timeout=10)
     finally:
@@ -239,23 +277,42 @@ def page(server):
         assert not errors, errors
 
 
-def _start(pg, game: str, seed: int, opponents: list[str], options: dict[str, str] | None = None) -> None:
+def _wait_message(pg, count: str) -> None:
+    pg.wait_for_function(f"(document.body.dataset.messages || '0') !== '{count}'")
+
+
+def _start(pg, game: str, seed: int, opponents: list[str], variant: str | None = None,
+           options: dict[str, str] | None = None) -> None:
+    """Set a table up as a person does: game, variant, options (by their labels), opponents, seed."""
     if pg.is_visible("#result"):
         pg.click("#close-result")
     pg.click("#new-table-btn")
     pg.select_option("#game", game)
-    for name, label in (options or {}).items():
-        pg.select_option(f'[data-option="{name}"]', label=label)
+    if variant:
+        pg.select_option("#variant", variant)
+    if options:
+        pg.click("#options-box summary")
+        for name, label in options.items():
+            el = f'[data-option="{name}"]'
+            if pg.get_attribute(el, "type") == "text":
+                pg.fill(el, label)
+                pg.dispatch_event(el, "change")
+            else:
+                pg.select_option(el, label=label)
+    pg.wait_for_function(f"document.querySelectorAll('#seats select').length === {len(opponents)}"
+                         " && !document.getElementById('start').disabled")
     for i, opp in enumerate(opponents, 1):
         pg.select_option(f'[data-seat="{i}"]', opp)
     pg.fill("#seed", str(seed))
     count = pg.get_attribute("body", "data-messages") or "0"
     pg.click("#start")
-    pg.wait_for_function(f"(document.body.dataset.messages || '0') !== '{count}'")
+    _wait_message(pg, count)
 
 
 def _click_until_over(pg, choose) -> list[int]:
-    """Click as a person does until the result shows; the actions clicked, in order."""
+    """Click as a person does until the result shows; the actions clicked, in order. ``choose``
+    gets the clickable buttons and cards and the number of clicks so far, and returns an element,
+    or an action (a bid beyond the buttons is chosen in the "higher..." list)."""
     clicked = []
     for _ in range(2000):
         if pg.is_visible("#round"):
@@ -264,35 +321,28 @@ def _click_until_over(pg, choose) -> list[int]:
         if pg.is_visible("#result"):
             return clicked
         buttons = pg.query_selector_all("#actions button[data-action]")
-        cards = pg.query_selector_all("#hand .card.legal")
+        cards = pg.query_selector_all("#hand .card.legal, #center .card.legal")
         el = choose(buttons, cards, len(clicked))
-        action = int(el.get_attribute("data-action"))
         count = pg.get_attribute("body", "data-messages")
-        el.click()
-        pg.wait_for_function(f"(document.body.dataset.messages || '0') !== '{count}'")
+        if isinstance(el, int):
+            action = el
+            el = pg.query_selector(f'#actions [data-action="{action}"], #hand .card.legal[data-action="{action}"]')
+            if el is None:
+                pg.select_option("#more-bids", str(action))
+        else:
+            action = int(el.get_attribute("data-action"))
+        if el is not None:
+            el.click()
+        _wait_message(pg, count)
         clicked.append(action)
     raise AssertionError("the game did not end")
 
 
-def test_a_whole_skat_deal_by_clicking(page):
-    pg = page
-    seed = 12
-    _start(pg, "skat", seed, ["rule", "random"])
-
-    def choose(buttons, cards, n):  # bid on, pick up, then the strongest card the page offers
-        if buttons:
-            return buttons[0]
-        return cards[0]
-
-    clicked = _click_until_over(pg, choose)
-    assert clicked
-    shown = {int(el.get_attribute("data-seat")): int(el.get_attribute("data-score"))
-             for el in pg.query_selector_all("#result-scores [data-seat]")}
-    # the env's result for the same seed, the same agents and the clicked moves (a fresh env)
-    env = skat_env()
+def _replay_skat(options: dict, seed: int, specs: list[str], clicked: list[int]):
+    """The env's deal for the same seed, the same agents and the clicked moves (a fresh env)."""
+    env = skat_env(**options)
     env.reset(seed=seed)
-    bots = {1: make("rule", game="skat", seed=agent_seed(seed, 1)), 2: make("random", game="skat",
-                                                                             seed=agent_seed(seed, 2))}
+    bots = {i + 1: make(s, game="skat", seed=agent_seed(seed, i + 1)) for i, s in enumerate(specs)}
     moves = iter(clicked)
     for agent in env.agent_iter():
         if env.terminations[agent]:
@@ -300,39 +350,99 @@ def test_a_whole_skat_deal_by_clicking(page):
         seat = int(agent[-1])
         env.step(next(moves) if seat == 0 else bots[seat].act(env.observe(agent)))
     assert next(moves, None) is None
-    assert shown == {int(a[-1]): env.state.scores[env.position_of(a)] for a in env.possible_agents}
-    assert pg.inner_text("#result-title")
+    return env
+
+
+def test_a_four_player_skat_deal_by_clicking_and_the_solver_answer(page, server):
+    """Skat's four-player table: the person (forehand; the fourth seat deals and sits out) clicks
+    what the rule agent would play in its seat; the result is the env's; then "could the declarer
+    have won?" is answered by the double-dummy solver on the page, with the winning line (in this
+    deal the declarer lost a game the solver says was won)."""
+    from envs.skat.solver import Position, Solver
+
+    pg = page
+    seed, specs = 13, ["rule", "rule", "rule"]
+    _start(pg, "skat", seed, specs, variant="four_player")
+    assert len(pg.query_selector_all("#opponents .seat")) == 3 and "sitting out" in pg.inner_text("#opponents")
+    tables = server[1].state.tables
+    person = make("rule", game="skat", seed=0)
+
+    def choose(buttons, cards, n):  # what the rule agent would play: the person reads the table it sees
+        table = tables.get(pg.evaluate("sessionStorage.getItem('table')"))
+        return int(person.act(table.env.observe("player_0")))
+
+    clicked = _click_until_over(pg, choose)
+    shown = {int(el.get_attribute("data-seat")): int(el.get_attribute("data-score"))
+             for el in pg.query_selector_all("#result-scores [data-seat]")}
+    env = _replay_skat({"variant": "four_player"}, seed, specs, clicked)
+    assert shown == dict(enumerate(env.seat_scores()))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(ARTIFACTS / "play_web_skat_result.png"))
+    pg.screenshot(path=str(ARTIFACTS / "play_web_skat4_result.png"))
+    # the solver's answer, for the position at the first trick with every hand open
+    assert pg.is_visible("#analyse") and pg.inner_text("#analyse") == "Could the declarer have won?"
+    pg.click("#analyse")
+    pg.wait_for_selector("#analysis[data-answer]")
+    answer = pg.get_attribute("#analysis", "data-answer")
+    assert answer in ("true", "false") and pg.inner_text("#analysis").startswith(("Yes:", "No:"))
+    assert answer == "true" and "At the table" in pg.inner_text("#analysis")
+    assert len(pg.query_selector_all("#analysis-line .line-trick")) == 10
+    pg.screenshot(path=str(ARTIFACTS / "play_web_skat4_solver.png"))
+    # the same answer from the solver itself, at the same position (rebuilt from the env's moves)
+    start = _replay_until_play(env, clicked, seed, specs)
+    c = start.contract
+    ask = "schwarz" if c.schwarz or c.ouvert else "schneider" if c.schneider else "win"
+    assert str(bool(Solver().value(Position.from_state(start), ask))).lower() == answer
     # replay trick by trick with all hands open
     pg.click("#replay-btn")
     pg.wait_for_selector("#replay:not([hidden])")
-    assert len(pg.query_selector_all("#replay-body .replay-row[data-seat] .card")) == 30
+    assert len(pg.query_selector_all("#replay-body .replay-row .card")) == 32
     pg.click("#replay-next")
     pg.click("#replay-next")
-    pg.screenshot(path=str(ARTIFACTS / "play_web_skat_replay.png"))
+    pg.screenshot(path=str(ARTIFACTS / "play_web_skat4_replay.png"))
     pg.click("#replay-close")
     # the German deck is a setting
     pg.click("#close-result")
     pg.select_option("#suit-style", "german")
-    pg.screenshot(path=str(ARTIFACTS / "play_web_skat_german.png"))
+    pg.screenshot(path=str(ARTIFACTS / "play_web_skat4_german.png"))
     pg.select_option("#suit-style", "french")
 
 
-def test_a_whole_thirtyone_game_by_clicking(page):
+def _replay_until_play(env, clicked, seed, specs):
+    """The rules state at the first trick of the same deal (a fresh env, the same moves)."""
+    from envs.skat.rules import PLAY
+
+    fresh = skat_env(variant="four_player")
+    fresh.reset(seed=seed)
+    bots = {i + 1: make(s, game="skat", seed=agent_seed(seed, i + 1)) for i, s in enumerate(specs)}
+    moves = iter(clicked)
+    while fresh.state.phase != PLAY:
+        agent = fresh.agent_selection
+        seat = int(agent[-1])
+        fresh.step(next(moves) if seat == 0 else bots[seat].act(fresh.observe(agent)))
+    return fresh.state
+
+
+def test_a_stop_the_bus_game_by_clicking(page):
+    """Thirty-One's Stop the Bus: pick a card of the face-up pool on the table, put a hand card in
+    its place, or swap all three, by clicking; the winner on the page is the env's."""
     pg = page
     seed = 3
-    _start(pg, "thirtyone", seed, ["rule"], {"num_players": "2", "lives": "1"})
+    _start(pg, "thirtyone", seed, ["rule"], variant="stop_the_bus", options={"num_players": "2", "lives": "1"})
+    assert len(pg.query_selector_all("#center .card")) == 3 and "pool" in pg.inner_text("#center")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / "play_web_stop_the_bus.png"))
 
-    def choose(buttons, cards, n):  # draw or take, then throw the first card away; knock now and then
-        if cards:
-            return cards[n % len(cards)]
-        return buttons[-1] if n % 7 == 6 else buttons[0]
+    def choose(buttons, cards, n):  # pick a pool card, put the lowest back; swap now and then; knock late
+        if n > 12 and buttons and n % 5 == 0:
+            return buttons[0]
+        if n % 7 == 3 and len(buttons) > 1:
+            return buttons[-1]
+        return cards[n % len(cards)] if cards else buttons[-1]
 
     clicked = _click_until_over(pg, choose)
     winner = int(pg.get_attribute("#result-winner", "data-seat"))
-    env = thirtyone_env(num_players=2, lives=1, episode="game")
-    env.reset(seed=seed)  # game 1 of a table seeded S is reset with S (play.thirtyone)
+    env = thirtyone_env(variant="stop_the_bus", num_players=2, lives=1, episode="game")
+    env.reset(seed=seed)  # game 1 of a table seeded S is reset with S
     bot = make("rule", game="thirtyone", seed=agent_seed(seed, 1))
     moves = iter(clicked)
     for agent in env.agent_iter():
@@ -341,21 +451,32 @@ def test_a_whole_thirtyone_game_by_clicking(page):
             continue
         env.step(next(moves) if agent == "player_0" else bot.act(env.observe(agent)))
     assert next(moves, None) is None
-    returns = env.game_state.returns()
-    assert winner == returns.index(max(returns))
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(ARTIFACTS / "play_web_thirtyone_result.png"))
+    st = env.state
+    assert winner == st.alive.index(True)
+    assert any(a >= 57 for a in clicked)  # table actions were clicked (picks, swaps)
+    pg.screenshot(path=str(ARTIFACTS / "play_web_stop_the_bus_result.png"))
 
 
-def test_phone_sized_screen(page, server):
+def test_the_sixes_and_the_phone_sized_screen(page, server):
+    """Sechserskat's sixes have faces in both decks; a table fits a phone's width."""
     pg = page
+    for style in ("french", "german"):
+        svg = pg.evaluate(f"cardSVG('C6', '{style}')")
+        assert svg.count("<g transform") == 6 + 2 * 2  # six pips and the two corners (a glyph each, rotated)
+    pg.evaluate("""() => { const d = document.createElement('div'); d.id = 'sixes';
+        d.style.cssText = 'position:fixed;top:0;left:0;z-index:99;background:#1f6f45;padding:8px;display:flex;gap:6px';
+        d.innerHTML = ['french', 'german'].map((s) => ['C6', 'S6', 'H6', 'D6', 'D7'].map((c) =>
+          `<span class="card" style="width:70px">${cardSVG(c, s)}</span>`).join('')).join('');
+        document.body.appendChild(d); }""")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pg.locator("#sixes").screenshot(path=str(ARTIFACTS / "play_web_sixes.png"))
+    pg.evaluate("document.getElementById('sixes').remove()")
     pg.set_viewport_size({"width": 390, "height": 800})
     try:
-        _start(pg, "skat", 30, ["rule", "rule"])
+        _start(pg, "skat", 30, ["rule"], variant="strohmann")
         pg.wait_for_selector("#hand .card")
         width = pg.evaluate("document.documentElement.scrollWidth")
         assert width <= 392  # nothing wider than the phone
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=str(ARTIFACTS / "play_web_phone.png"))
     finally:
         pg.set_viewport_size({"width": 1000, "height": 800})

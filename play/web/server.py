@@ -1,23 +1,25 @@
 """The web table: a Starlette app, one websocket per browser tab, the game state on the server.
 
 Every table lives here, keyed by a random id the page keeps for its tab; the page only shows what
-the server sends and asks for moves, which :class:`play.core.Table` checks against the env.
-Opponents come only from :func:`play.opponents.listing` (ids such as ``rule`` or
-``checkpoint:skat_ppo.pt``), options only from the game's known option names. A table nobody is
-connected to is removed after ``table_timeout`` seconds.
+the server sends (the generic view of ``play.core``) and asks for moves, which
+:class:`play.core.Table` checks against the env. Games come from ``play.adapters``, opponents only
+from :func:`play.opponents.listing` (ids such as ``rule``, ``pimc`` or ``checkpoint:skat_ppo.pt``),
+options only under the game's known option names (their values are checked by the env). A table
+nobody is connected to is removed after ``table_timeout`` seconds.
 
-Websocket messages, page -> server (JSON): ``{"type": "new", "game", "options", "opponents": [id per
-other seat], "seed"?}``, ``{"type": "join", "table"}``, ``{"type": "move", "action"}``, ``{"type":
-"next"}``, ``{"type": "replay", "deal"}``, ``{"type": "analyse", "deal"}``. Server -> page: ``state``
-(the view and the new events), ``replay``, ``analysis``, ``error`` (with the legal moves and the
-unchanged view).
+HTTP: ``/api/setup`` (games, variants, options, opponents), ``/api/shape?game=&options=<json>`` (the
+seats of that table and the opponents that fit it, or the env's error), downloads at
+``/api/tables/<id>/deals/<n>.<fmt>``. Websocket messages, page -> server (JSON): ``{"type": "new",
+"game", "options", "opponents": [id per other seat], "seed"?}``, ``{"type": "join", "table"}``,
+``{"type": "move", "action"}``, ``{"type": "next"}``, ``{"type": "replay", "deal"}``, ``{"type":
+"analyse", "deal"}``. Server -> page: ``state`` (the view and the new events), ``replay``,
+``analysis``, ``error`` (with the legal moves and the unchanged view).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import secrets
@@ -34,31 +36,22 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from envs.thirtyone.options import CHOICES, ThirtyOneOptions
-from play import analysis, opponents, records
+from play import opponents, records
+from play.adapters import adapter, games
 from play.core import IllegalMove, Table, agent_seed
-from play.skat import ADAPTER as SKAT
-from play.skat import OPTIONS as SKAT_OPTIONS
-from play.thirtyone import ADAPTER as THIRTYONE
-from play.thirtyone import OPTIONS as THIRTYONE_OPTIONS
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_TABLES = 1000
 MAX_MESSAGE = 4096  # bytes: every page message is small
 
 
-def option_schema() -> dict[str, list[dict[str, Any]]]:
-    """The options a page may set, with their values and defaults (from the games' own tables)."""
-    skat = [{"name": k, "choices": list(v), "default": v[0]} for k, v in SKAT_OPTIONS.items()]
-    defaults = {f.name: f.default for f in dataclasses.fields(ThirtyOneOptions)}
-    t31: list[dict[str, Any]] = [{"name": "num_players", "choices": list(range(2, 10)), "default": 4},
-                                 {"name": "lives", "choices": list(range(1, 11)), "default": 3},
-                                 {"name": "free_ride", "choices": [True, False], "default": True},
-                                 {"name": "throw_down", "choices": [False, True], "default": False}]
-    for name in THIRTYONE_OPTIONS:
-        if name in CHOICES:
-            t31.append({"name": name, "choices": list(CHOICES[name]), "default": defaults[name]})
-    return {"skat": skat, "thirtyone": t31}
+def table_env(game: Any, options: Any) -> tuple[Any, dict[str, Any]]:
+    """The env of a table the page asks for (ValueError naming a bad game, option or value)."""
+    a = adapter(game)
+    if not isinstance(options, dict):
+        raise ValueError("options must be an object of option names and values")
+    options = a.check_options(options)
+    return a.make_env(options), options
 
 
 class Tables:
@@ -73,28 +66,28 @@ class Tables:
         self.lock = threading.Lock()
 
     def create(self, game: Any, options: Any, seat_ids: Any, seed: Any) -> tuple[str, Table]:
-        if game not in ("skat", "thirtyone"):
-            raise ValueError(f"unknown game {game!r}: skat or thirtyone")
-        if not isinstance(options, dict) or not isinstance(seat_ids, list):
-            raise ValueError("options must be an object and opponents a list of opponent ids")
+        if not isinstance(seat_ids, list):
+            raise ValueError("opponents must be a list of opponent ids, one per other seat")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31):
             raise ValueError("seed must be an integer from 0 to 2^31-1, or null")
         with self.lock:
             if len(self.tables) >= MAX_TABLES:
                 raise ValueError("this server has too many open tables; try again later")
-        adapter = SKAT if game == "skat" else THIRTYONE
-        n = 3 if game == "skat" else options.get("num_players", 4)
-        if not isinstance(n, int) or not 2 <= n <= 9:
-            raise ValueError("num_players must be 2..9")
+        env, options = table_env(game, options)
+        n = len(env.possible_agents)
         if len(seat_ids) != n - 1:
             raise ValueError(f"choose an opponent for each of the {n - 1} other seats")
         chosen = [opponents.find(game, str(i), self.checkpoint_dir) for i in seat_ids]
+        for o in chosen:
+            reason = opponents.unfit(o, game, env)
+            if reason:
+                raise ValueError(reason)
         if seed is None:
             seed = secrets.randbelow(2**31)
         bots = [opponents.make_agent(o.spec, game, agent_seed(seed, i + 1)) for i, o in enumerate(chosen)]
         short = [opponents.short_name(o.spec) for o in chosen]
         names = ["You"] + [f"{s} {i + 1}" if short.count(s) > 1 else s for i, s in enumerate(short)]
-        table = Table(adapter, options, [None, *bots], names, human_seat=0, seed=seed)
+        table = Table(adapter(game), options, [None, *bots], names, human_seat=0, seed=seed)
         tid = secrets.token_urlsafe(12)
         with self.lock:
             self.tables[tid] = table
@@ -178,9 +171,24 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
         return FileResponse(STATIC / "index.html")
 
     async def setup(request: Request) -> Response:
-        listing = {g: [o.as_dict() for o in await run_in_threadpool(opponents.listing, g, checkpoint_dir)]
-                   for g in ("skat", "thirtyone")}
-        return JSONResponse({"options": option_schema(), "opponents": listing, "solver": analysis.available()})
+        out = {}
+        for g in games():
+            listing = await run_in_threadpool(opponents.listing, g, checkpoint_dir)
+            out[g] = {**adapter(g).setup(), "deal_word": adapter(g).deal_word,
+                      "opponents": [o.as_dict() for o in listing]}
+        return JSONResponse({"games": list(games()), "setup": out})
+
+    def shape(game: Any, text: str) -> dict[str, Any]:
+        try:
+            options = json.loads(text) if len(text) <= MAX_MESSAGE else None
+            env, _ = table_env(game, options)
+        except (ValueError, TypeError) as e:
+            return {"ok": False, "error": str(e).strip("'\"")}
+        return {"ok": True, "seats": len(env.possible_agents), "fitting": opponents.fitting(game, env, checkpoint_dir)}
+
+    async def shape_endpoint(request: Request) -> Response:
+        q = request.query_params
+        return JSONResponse(await run_in_threadpool(shape, q.get("game"), q.get("options", "{}")))
 
     async def stats(request: Request) -> Response:
         return JSONResponse({"tables": len(tables.tables), "rss_kb": _rss_kb()})
@@ -190,16 +198,9 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
         try:
             table = tables.get(tid)
             deal = table.finished_deal(int(number))
-            if fmt == "json":
-                body = json.dumps(records.deal_json(table, deal), indent=1)
-                media = "application/json"
-            elif fmt == "iss":
-                body, media = records.deal_iss(table, deal) + "\n", "text/plain"
-            else:
-                raise ValueError("download format must be json or iss")
+            body, media, name = records.download(table, deal, fmt)
         except (KeyError, ValueError) as e:
             return PlainTextResponse(str(e).strip("'\""), status_code=404)
-        name = f"{table.game}-{table.seed}-deal{deal.number}.{fmt}"
         return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def ws_endpoint(ws: WebSocket) -> None:
@@ -260,10 +261,10 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
             deal = table.finished_deal(int(msg.get("deal", 0)))
             return {"type": "replay", "deal": deal.number, "frames": deal.frames, "names": table.names}, tid
         if kind == "analyse":
-            if table.game != "skat":
-                raise ValueError("the double-dummy question is asked of Skat deals")
             deal = table.finished_deal(int(msg.get("deal", 0)))
-            answer = await run_in_threadpool(analysis.could_declarer_have_won, table.options, deal.start, deal.moves)
+            if not table.adapter.question(table, deal):
+                raise ValueError(f"there is no question to ask about this {table.adapter.deal_word}")
+            answer = await run_in_threadpool(table.adapter.analyse, table, deal)
             return {"type": "analysis", "deal": deal.number, **answer}, tid
         raise ValueError(f"unknown message type {kind!r}")
 
@@ -273,6 +274,7 @@ def create_app(table_timeout: float = 1800.0, reap_every: float | None = None,
     app = Starlette(routes=[
         Route("/", index),
         Route("/api/setup", setup),
+        Route("/api/shape", shape_endpoint),
         Route("/api/stats", stats),
         Route("/api/tables/{tid}/deals/{n:int}.{fmt}", download),
         WebSocketRoute("/ws", ws_endpoint),

@@ -1,20 +1,25 @@
-// The card table page: shows what the server sends, sends the person's clicks. No game rules here:
-// every move is checked on the server (play.core.Table), which answers with the new view.
+// The card table page: shows what the server sends, sends the person's clicks. No game rules and no
+// game names here: the server's generic view (play.core.GameAdapter) says what lies where, every
+// move is checked on the server (play.core.Table), which answers with the new view.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const state = { ws: null, setup: null, view: null, table: sessionStorage.getItem("table"), replay: null, frame: 0,
-                rounds: [], suits: localStorage.getItem("suits") || "french" };
+                rounds: [], suits: localStorage.getItem("suits") || "french", shapeAsked: 0 };
 
 function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
-function cardHTML(name, cls = "", attrs = "") {
-  return `<span class="card ${cls}" data-card="${name}" ${attrs}>${cardSVG(name, state.suits)}</span>`;
+// A card token: a name (CJ, C6), "#k" a card the person cannot see but may choose, "##" a card back.
+function cardHTML(token, cls = "", attrs = "") {
+  if (token.startsWith("#")) {
+    const label = token === "##" ? "" : token;
+    return `<span class="card back ${cls}" data-card="${esc(token)}" ${attrs}>${cardBackSVG(label)}</span>`;
+  }
+  return `<span class="card ${cls}" data-card="${esc(token)}" ${attrs}>${cardSVG(token, state.suits)}</span>`;
 }
-function backHTML() { return `<span class="card back">${cardBackSVG()}</span>`; }
 function who(seat) { return seat === state.view.human_seat ? "You" : state.view.names[seat]; }
-function labelHTML(label) {  // card names inside a move label drawn as small cards
+function labelHTML(label) {  // card names inside a text drawn as small cards
   return esc(label).replace(/\b([CSHD][2-9TJQKA])\b/g, (m) => cardHTML(m, "small"));
 }
 function toast(text) {
@@ -50,8 +55,9 @@ function onMessage(msg) {
     $("table").hidden = false;
     render();
     const ended = msg.events.some((e) => e.kind === "deal_end") || (msg.events.length === 0 && msg.view.over);
-    if (state.rounds.length && !(state.view.game === "thirtyone" && msg.view.over)) showRound();
-    else state.rounds = [];
+    const lastShowdown = ended && msg.view.result && msg.view.result.showdown;
+    if (lastShowdown && msg.events.some((e) => e.kind === "round_end")) state.rounds.pop();  // the result shows it
+    if (state.rounds.length) showRound(); else $("round").hidden = true;
     if (msg.view.over && ended) showResult();
     else $("result").hidden = true;
   } else if (msg.type === "error") {
@@ -59,13 +65,13 @@ function onMessage(msg) {
     toast(msg.message + (legal ? ` (legal: ${legal})` : ""));
     if (msg.view) { state.view = msg.view; render(); }
     if (/no such table/.test(msg.message)) { sessionStorage.removeItem("table"); state.table = null; showSetup(); }
+    if ($("analysis").textContent === "thinking...") $("analysis").textContent = msg.message;
   } else if (msg.type === "replay") {
     state.replay = msg;
     state.frame = 0;
     showReplay();
   } else if (msg.type === "analysis") {
-    $("analysis").textContent = msg.text;
-    $("analysis").dataset.answer = String(msg.answer);
+    showAnalysis(msg);
   }
 }
 
@@ -73,54 +79,91 @@ function onMessage(msg) {
 async function loadSetup() {
   const r = await fetch("/api/setup");
   state.setup = await r.json();
+  $("game").innerHTML = state.setup.games.map((g) => `<option value="${esc(g)}">${esc(state.setup.setup[g].title)}</option>`).join("");
   renderSetup();
 }
 function showSetup() {
   $("setup").hidden = false;
   $("table").hidden = true;
   $("result").hidden = true;
-  if (state.setup) renderSetup();
+  if (state.setup) renderSetup(true);
 }
+function gameSetup() { return state.setup.setup[$("game").value]; }
 function optionLabel(name) { return name.replace(/_/g, " "); }
-function valueText(v) { return v === null ? "none" : String(v); }
-function renderSetup(keep) {
-  const game = $("game").value;
-  const opts = state.setup.options[game];
-  $("options").innerHTML = opts.map((o) =>
-    `<label>${esc(optionLabel(o.name))}<select data-option="${o.name}">` +
-    o.choices.map((c, i) => `<option value="${i}" ${JSON.stringify(c) === JSON.stringify(o.default) ? "selected" : ""}>` +
-      `${esc(valueText(c))}</option>`).join("") + `</select></label>`).join("");
-  if (keep) restoreOptions(keep);
-  const players = game === "skat" ? 3 : Number(chosenOptions().num_players || 4);
-  const list = state.setup.opponents[game];
-  const opponentOptions = list.map((o) => {
-    const ev = o.info && o.info.eval ? Object.entries(o.info.eval).map(([k, v]) => `${k} ${v}`).join(", ") : "";
-    return `<option value="${esc(o.id)}" title="${esc(ev)}" ${o.id === "rule" ? "selected" : ""}>${esc(o.label)}</option>`;
-  }).join("");
-  let seats = "";
-  for (let s = 1; s < players; s++) {
-    seats += `<label>Seat ${s} <select data-seat="${s}">${opponentOptions}</select></label>`;
-  }
-  $("seats").innerHTML = seats;
-  const np = document.querySelector('[data-option="num_players"]');
-  if (np) np.onchange = () => renderSetup(chosenOptions());
-}
-function chosenOptions() {
-  const game = $("game").value;
+function valueText(v) { return v === null ? "none" : Array.isArray(v) ? v.join(" ") : String(v); }
+function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+function variantDefaults() {  // every option's value under the chosen variant
+  const g = gameSetup();
+  const v = g.variants.find((x) => x.name === $("variant").value) || g.variants[0];
   const out = {};
-  for (const sel of document.querySelectorAll("#options select")) {
-    const o = state.setup.options[game].find((x) => x.name === sel.dataset.option);
-    out[o.name] = o.choices[Number(sel.value)];
+  for (const o of g.options) out[o.name] = o.name in v.options ? v.options[o.name] : o.default;
+  return out;
+}
+function renderSetup(keepVariant) {
+  const g = gameSetup();
+  const chosen = keepVariant ? $("variant").value : "";
+  $("variant").innerHTML = g.variants.map((v) => `<option value="${esc(v.name)}">${esc(v.name.replace(/_/g, " "))}</option>`).join("");
+  if (chosen && g.variants.some((v) => v.name === chosen)) $("variant").value = chosen;
+  renderOptions();
+}
+function renderOptions() {
+  const g = gameSetup();
+  const v = g.variants.find((x) => x.name === $("variant").value);
+  $("variant-summary").textContent = v ? v.summary : "";
+  const values = variantDefaults();
+  $("options").innerHTML = g.options.map((o) => {
+    const value = values[o.name];
+    let input;
+    if (o.kind === "bool" || o.kind === "choice") {
+      input = `<select data-option="${esc(o.name)}">` + o.choices.map((c, i) =>
+        `<option value="${i}" ${same(c, value) ? "selected" : ""}>${esc(o.kind === "bool" ? (c ? "yes" : "no") : valueText(c))}</option>`).join("") + `</select>`;
+    } else {
+      input = `<input data-option="${esc(o.name)}" type="text" size="8" value="${esc(value === null ? "" : valueText(value))}" placeholder="none">`;
+    }
+    return `<label>${esc(optionLabel(o.name))} ${input}</label>`;
+  }).join("");
+  for (const el of document.querySelectorAll("#options [data-option]")) el.onchange = checkShape;
+  checkShape();
+}
+function optionValue(el) {
+  const o = gameSetup().options.find((x) => x.name === el.dataset.option);
+  if (o.kind === "bool" || o.kind === "choice") return o.choices[Number(el.value)];
+  const text = el.value.trim();
+  if (text === "" || text.toLowerCase() === "none") return null;
+  if (o.kind === "number" && /^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  return text;  // the server says what is wrong with it
+}
+function chosenOptions() {  // the variant, and the options the person changed from it
+  const out = { variant: $("variant").value };
+  const defaults = variantDefaults();
+  for (const el of document.querySelectorAll("#options [data-option]")) {
+    const value = optionValue(el);
+    const was = defaults[el.dataset.option];
+    if (!same(value, was) && !(Array.isArray(was) && valueText(was) === value)) out[el.dataset.option] = value;
   }
   return out;
 }
-function restoreOptions(values) {
+async function checkShape() {  // the env checks the options; the seats and the opponents that fit follow
+  const ask = ++state.shapeAsked;
   const game = $("game").value;
-  for (const sel of document.querySelectorAll("#options select")) {
-    const o = state.setup.options[game].find((x) => x.name === sel.dataset.option);
-    const i = o.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(values[o.name]));
-    if (i >= 0) sel.value = String(i);
+  const r = await fetch(`/api/shape?game=${encodeURIComponent(game)}&options=${encodeURIComponent(JSON.stringify(chosenOptions()))}`);
+  const shape = await r.json();
+  if (ask !== state.shapeAsked) return;  // a later change answered first
+  $("setup-error").textContent = shape.ok ? "" : shape.error;
+  $("start").disabled = !shape.ok;
+  if (!shape.ok) return;
+  const before = [...document.querySelectorAll("#seats select")].map((s) => s.value);
+  const list = gameSetup().opponents.filter((o) => shape.fitting.includes(o.id));
+  let seats = "";
+  for (let s = 1; s < shape.seats; s++) {
+    const keep = list.some((o) => o.id === before[s - 1]) ? before[s - 1] : "rule";
+    seats += `<label>Seat ${s} <select data-seat="${s}">` + list.map((o) => {
+      const ev = o.info && o.info.eval ? Object.entries(o.info.eval).map(([k, v]) => `${k} ${v}`).join(", ") : "";
+      return `<option value="${esc(o.id)}" title="${esc(ev)}" ${o.id === keep ? "selected" : ""}>${esc(o.label)}</option>`;
+    }).join("") + `</select></label>`;
   }
+  $("seats").innerHTML = seats;
+  document.body.dataset.seats = String(shape.seats);
 }
 function startTable(ev) {
   ev.preventDefault();
@@ -133,101 +176,47 @@ function startTable(ev) {
 
 // --- the table -------------------------------------------------------------------------------
 function logEvent(e) {
-  let text = "";
-  if (e.kind === "move") text = `${who(e.seat)}: ${e.label}` + (e.drawn ? ` (${e.drawn})` : "");
-  else if (e.kind === "trick") text = `Trick ${e.number} to ${who(e.winner)}`;
-  else if (e.kind === "round_end") text = `Round ${e.showdown.round}: ${e.showdown.kind}`;
-  else if (e.kind === "deal_end") text = e.result.summary;
+  if (!e.text) return;
   const li = document.createElement("li");
-  li.textContent = text;
+  li.innerHTML = labelHTML(e.text + (e.note ? ` (${e.note})` : ""));
   $("log").appendChild(li);
   $("log").scrollTop = $("log").scrollHeight;
 }
 
 function render() {
   const v = state.view;
-  $("next").textContent = v.game === "skat" ? "Next deal" : "New game";
+  $("next").textContent = `Next ${v.deal_word}`;
   renderSeats(v);
-  if (v.game === "skat") renderSkatCenter(v); else renderThirtyOneCenter(v);
+  renderCenter(v);
   renderActions(v);
-  renderHand(v);
+  renderRows(v);
   renderScore(v);
-}
-
-function seatTags(v, s) {
-  const tags = [];
-  if (v.game === "skat") {
-    tags.push(s.position);
-    if (s.declarer) tags.push("declarer");
-  } else {
-    if (s.knocked) tags.push("knocked");
-    if (!s.alive) tags.push("out");
-  }
-  if (s.dealer) tags.push("dealer");
-  return tags.map((t) => `<span class="tag ${t === "out" ? "out" : ""}">${esc(t)}</span>`).join("");
+  markLegal(v);
 }
 
 function renderSeats(v) {
   const parts = [];
-  for (const s of v.seats) {
+  for (const s of v.seats.concat(v.extra_seats)) {
     if (s.seat === v.human_seat) continue;
-    let meta = "";
-    if (v.game === "skat") {
-      const calls = v.auction.filter((c) => c.seat === s.seat);
-      const last = calls.length ? calls[calls.length - 1].call : "";
-      meta = v.phase === "auction" || v.phase === "skat" ? esc(last) : `${s.tricks} tricks, ${s.points} points`;
-    } else {
-      meta = v.scoring === "points" ? `${s.score} points` : (s.alive ? (s.on_county ? "on the county" : `${s.lives} lives`) : "out");
-    }
-    const cards = s.hand ? `<div class="open">${s.hand.map((c) => cardHTML(c)).join("")}</div>`
-      : `<div class="backs">${backHTML().repeat(Math.min(s.cards, 12))}</div>`;
-    parts.push(`<div class="seat ${v.to_act === s.seat ? "to-act" : ""}" data-seat="${s.seat}">` +
-      `<div class="name">${esc(s.name)}</div><div>${seatTags(v, s)}</div><div class="meta">${meta}</div>${cards}</div>`);
+    const tags = s.tags.map((t) => `<span class="tag ${t === "out" ? "out" : ""}">${esc(t)}</span>`).join("");
+    const cards = s.open ? `<div class="open">${s.open.map((c) => cardHTML(c)).join("")}</div>`
+      : `<div class="backs">${cardHTML("##").repeat(Math.min(s.cards, 12))}</div>`;
+    const name = s.seat === null ? s.name : who(s.seat);
+    parts.push(`<div class="seat ${s.seat !== null && v.to_act === s.seat ? "to-act" : ""}" data-seat="${s.seat === null ? "" : s.seat}">` +
+      `<div class="name">${esc(name)}</div><div>${tags}</div><div class="meta">${labelHTML(s.meta)}</div>${cards}</div>`);
   }
   $("opponents").innerHTML = parts.join("");
 }
 
-function renderSkatCenter(v) {
-  let html = "";
-  if (v.trick.length) {
-    html = v.trick.map((c) => `<div class="played">${cardHTML(c.card)}<div>${esc(who(c.seat))}</div></div>`).join("");
-  } else if (v.last_trick && v.phase === "play") {
-    html = v.last_trick.cards.map((c) => `<div class="played faded">${cardHTML(c.card)}<div>${esc(who(c.seat))}</div></div>`).join("") +
-      `<div class="pile-label">taken by ${esc(who(v.last_trick.winner))}</div>`;
-  } else if (v.skat) {
-    html = `<div class="played">${v.skat.map((c) => cardHTML(c)).join("")}<div>the skat</div></div>`;
-  } else if (v.phase !== "play" && v.phase !== "done") {
-    html = `<div class="played"><div class="backs">${backHTML().repeat(v.skat_cards)}</div><div>the skat</div></div>`;
-  }
-  $("center").innerHTML = html;
-  const info = [];
-  info.push(`<div><b>Deal ${v.deal}</b> - ${esc(v.phase)}</div>`);
-  if (v.contract) {
-    const dbl = v.contract.doubling === 2 ? ", kontra" : v.contract.doubling === 4 ? ", kontra and re" : "";
-    const by = v.declarer !== null ? ` by ${esc(who(v.declarer))}` : "";
-    info.push(`<div>Game: <b>${esc(v.contract.text)}</b>${by}${v.bid ? `, bid ${v.bid}` : ""}${dbl}</div>`);
-  } else if (v.bid) {
-    info.push(`<div>Bid: <b>${v.bid}</b></div>`);
-  }
-  if (v.auction.length) info.push(`<div>Auction: ${v.auction.map((c) => `${esc(who(c.seat))} ${esc(c.call)}`).join(", ")}</div>`);
-  const me = v.seats[v.human_seat];
-  if (v.phase === "play" || v.phase === "done") info.push(`<div>You: ${me.tricks} tricks, ${me.points} points</div>`);
-  $("info").innerHTML = info.join("");
-}
-
-function renderThirtyOneCenter(v) {
-  let html = "";
-  if (v.top) {
-    html = `<div class="played">${cardHTML(v.top)}<div>discard pile (${v.pile})</div></div>` +
-      `<div class="played"><div class="backs">${backHTML()}</div><div>stock: ${v.stock}</div></div>`;
-  }
-  $("center").innerHTML = html;
-  const info = [`<div><b>Game ${v.deal}</b>, round ${v.round} - ${esc(v.phase)}</div>`];
-  if (v.knocker !== null) info.push(`<div><b>${esc(who(v.knocker))}</b> knocked: one more turn each</div>`);
-  if (v.hand_value !== null && v.hand.length === 3) info.push(`<div>Your hand is worth <b>${v.hand_value}</b></div>`);
-  const me = v.seats[v.human_seat];
-  info.push(`<div>You: ${v.scoring === "points" ? `${me.score} points` : (me.alive ? (me.on_county ? "on the county" : `${me.lives} lives`) : "out")}</div>`);
-  if (v.locked) info.push(`<div>${cardHTML(v.locked, "small")} was just taken: it stays this turn</div>`);
+function renderCenter(v) {  // a card new on the table drops in; the others stay still
+  const before = state.centerCards || new Set();
+  state.centerCards = new Set(v.center.flatMap((p) => p.cards));
+  $("center").innerHTML = v.center.map((p) => `<div class="pile ${p.faded ? "faded" : ""}">` +
+    `<div class="pile-cards">${p.cards.map((c, i) => `<div class="played ${before.has(c) ? "" : "enter"}">${cardHTML(c)}` +
+      `${p.captions ? `<div>${esc(p.captions[i])}</div>` : ""}</div>`).join("")}</div>` +
+    `<div class="pile-label">${esc(p.label)}</div></div>`).join("");
+  const info = [`<div><b>${esc(v.title)}, ${esc(v.deal_word)} ${v.deal}</b>: ${esc(v.headline)}</div>`];
+  for (const line of v.info) info.push(`<div>${labelHTML(line)}</div>`);
   $("info").innerHTML = info.join("");
 }
 
@@ -251,26 +240,38 @@ function renderActions(v) {
   if (v.over) status = v.result ? v.result.summary : "";
   else if (v.to_act === v.human_seat) {
     const cards = v.legal.filter((m) => m.card !== null);
-    const verb = cards.length ? (cards[0].label.startsWith("play") ? "play a card" : "discard a card") : "choose";
-    status = `Your turn: ${verb}`;
-  } else status = `${esc(who(v.to_act))} to act...`;
-  $("status").innerHTML = status;
+    status = cards.length ? `Your turn: click a card${moves.length ? " or a button" : ""}` : "Your turn: choose";
+  } else status = `${who(v.to_act)} to act...`;
+  $("status").innerHTML = esc(status);
 }
 function actionButton(m, text) {
   return `<button type="button" data-action="${m.action}" data-key="${esc(m.key)}">${labelHTML(text)}</button>`;
 }
 
-function renderHand(v) {
+function renderRows(v) {
+  $("hand").innerHTML = v.rows.map((r, i) => `<div class="row">` +
+    (i > 0 || r.label !== "Your hand" ? `<div class="row-label">${esc(r.label)}</div>` : "") +
+    `<div class="row-cards">${r.cards.map((c) => cardHTML(c)).join("")}</div></div>`).join("");
+}
+
+function markLegal(v) {  // every card the person may choose (in a hand row or on the table) is clickable
   const byCard = {};
   for (const m of v.legal) if (m.card !== null) byCard[m.card] = m;
-  const anyCard = Object.keys(byCard).length > 0;
-  $("hand").innerHTML = v.hand.map((c) => {
-    const m = byCard[c];
-    const attrs = m ? `data-action="${m.action}" tabindex="0" role="button" aria-label="${esc(m.label)}" title="${esc(m.label)}"` : "";
-    return cardHTML(c, m ? "legal" : (anyCard ? "dim" : ""), attrs);
-  }).join("");
-  for (const el of document.querySelectorAll("#hand .card.legal")) {
-    const go = () => send({ type: "move", action: Number(el.dataset.action) });
+  const handCards = [...document.querySelectorAll("#hand .card")];
+  const handChoice = handCards.some((el) => byCard[el.dataset.card]);  // dim the rest of the hand only then
+  for (const el of document.querySelectorAll("#hand .card, #center .card")) {
+    const m = byCard[el.dataset.card];
+    if (!m) {
+      if (handChoice && el.closest("#hand")) el.classList.add("dim");
+      continue;
+    }
+    el.classList.add("legal");
+    el.tabIndex = 0;
+    el.setAttribute("role", "button");
+    el.setAttribute("aria-label", m.label);
+    el.title = m.label;
+    el.dataset.action = String(m.action);
+    const go = () => send({ type: "move", action: m.action });
     el.onclick = go;
     el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") go(); };
   }
@@ -284,17 +285,14 @@ function renderScore(v) {
 
 // --- after a round / a deal ------------------------------------------------------------------
 function showdownHTML(sd) {
-  const key = sd.key;
   return `<table class="showdown">` + sd.rows.map((r) =>
     `<tr data-seat="${r.seat}"><td>${esc(who(r.seat))}${sd.knocker === r.seat ? " (knocked)" : ""}</td>` +
-    `<td>${r.hand.map((c) => cardHTML(c)).join("")}</td><td>${r.value}</td>` +
-    `<td>${key === "lives_lost" ? (r[key] ? `-${r[key]} ${r[key] === 1 ? "life" : "lives"}` : "") : `+${r[key]}`}</td></tr>`).join("") +
-    `</table>` + (sd.eliminated.length ? `<p>Out: ${sd.eliminated.map(who).map(esc).join(", ")}</p>` : "") +
-    (sd.void ? "<p>A void round: nobody loses.</p>" : "");
+    `<td>${r.hand.map((c) => cardHTML(c)).join("")}</td><td>${esc(r.value)}</td><td>${esc(r.result)}</td></tr>`).join("") +
+    `</table>` + (sd.notes || []).map((n) => `<p>${esc(n)}</p>`).join("");
 }
 function showRound() {
   const sd = state.rounds[0];
-  $("round-title").textContent = `Round ${sd.round}: ${sd.kind}`;
+  $("round-title").textContent = sd.title;
   $("round-body").innerHTML = showdownHTML(sd);
   $("round").hidden = false;
 }
@@ -302,37 +300,43 @@ function showResult() {
   const v = state.view, r = v.result;
   $("result-title").textContent = r.summary;
   const rows = (r.steps || []).map(([k, x]) => `<tr><td>${esc(k)}</td><td>${esc(x)}</td></tr>`);
-  if (v.game === "skat") {
+  if (r.scores) {
     rows.push(`<tr><td>scores</td><td id="result-scores">` + r.scores.map((x, s) =>
       `<span data-seat="${s}" data-score="${x}">${esc(who(s))} ${x > 0 ? "+" : ""}${x}</span>`).join(", ") + `</td></tr>`);
-  } else {
+  }
+  if (r.winner !== null && r.winner !== undefined) {
     rows.push(`<tr><td>winner</td><td id="result-winner" data-seat="${r.winner}">${esc(who(r.winner))}</td></tr>`);
   }
   $("result-steps").innerHTML = rows.join("");
-  $("showdown").innerHTML = v.game === "thirtyone" && r.showdown ? showdownHTML(r.showdown) : "";
+  $("showdown").innerHTML = r.showdown ? `<h3>${esc(r.showdown.title)}</h3>` + showdownHTML(r.showdown) : "";
   $("analysis").textContent = "";
-  $("analyse").hidden = !(state.setup && state.setup.solver && v.game === "skat" && r.kind === "game");
+  $("analysis-line").innerHTML = "";
+  $("analyse").hidden = !r.question;
+  $("analyse").textContent = r.question || "";
   const base = `/api/tables/${state.table}/deals/${v.deal}`;
-  $("dl-iss").hidden = !(v.game === "skat" && r.kind !== "ramsch");
-  $("dl-iss").href = `${base}.iss`;
-  $("dl-json").href = `${base}.json`;
+  $("downloads").innerHTML = (r.downloads || []).map((f) =>
+    `<a id="dl-${esc(f)}" class="button" download href="${base}.${esc(f)}">Download ${esc(f.toUpperCase())}</a>`).join("");
   $("result").hidden = false;
+}
+function showAnalysis(msg) {
+  $("analysis").textContent = msg.text;
+  $("analysis").dataset.answer = String(msg.answer);
+  $("analysis-line").innerHTML = (msg.line || []).map((t, i) => `<div class="line-trick"><span>${i + 1}.</span>` +
+    t.cards.map((c) => `${cardHTML(c.card, "small")}<span class="who">${esc(c.who)}</span>`).join("") +
+    `<b>&rarr; ${esc(t.winner)}</b></div>`).join("");
 }
 
 function showReplay() {
   const rp = state.replay, f = rp.frames[state.frame];
-  const rows = f.hands.map((h, s) => `<div class="replay-row" data-seat="${s}"><span class="who">${esc(who(s))}` +
-    `${f.values && f.values[s] !== null && f.values[s] !== undefined ? ` (${f.values[s]})` : ""}` +
-    `${f.points ? ` ${f.points[s]} pts` : ""}</span>${h.map((c) => cardHTML(c)).join("")}</div>`);
+  const rows = f.rows.map((r) => `<div class="replay-row"><span class="who">${esc(r.label)}` +
+    `${r.note ? ` <small>${esc(r.note)}</small>` : ""}</span>${r.cards.map((c) => cardHTML(c)).join("")}</div>`);
   let extra = "";
-  if (f.skat) extra += `<div class="replay-row"><span class="who">skat</span>${f.skat.map((c) => cardHTML(c)).join("")}</div>`;
   if (f.trick && f.trick.length) {
-    extra += `<div class="replay-trick">${f.trick.map((c) => `${cardHTML(c.card)}<span>${esc(who(c.seat))}</span>`).join("")}` +
-      `<b>&rarr; ${esc(who(f.winner))}</b></div>`;
+    extra += `<div class="replay-trick">${f.trick.map((c) => `${cardHTML(c.card)}<span>${esc(c.who)}</span>`).join("")}` +
+      `<b>&rarr; ${esc(f.winner)}</b></div>`;
   }
-  if (f.top) extra += `<div class="replay-row"><span class="who">discard</span>${cardHTML(f.top)} stock ${f.stock}</div>`;
   if (f.showdown) extra += showdownHTML(f.showdown);
-  $("replay-title").textContent = `Replay of deal ${rp.deal}: ${f.caption}`;
+  $("replay-title").textContent = `Replay of ${state.view.deal_word} ${rp.deal}: ${f.caption}`;
   $("replay-body").innerHTML = rows.join("") + extra;
   $("replay-pos").textContent = `${state.frame + 1} / ${rp.frames.length}`;
   $("replay").hidden = false;
@@ -348,6 +352,7 @@ function init() {
     if (!$("result").hidden) showResult();
   };
   $("game").onchange = () => renderSetup();
+  $("variant").onchange = renderOptions;
   $("setup-form").onsubmit = startTable;
   $("new-table-btn").onclick = showSetup;
   $("next").onclick = () => { $("result").hidden = true; state.rounds = []; send({ type: "next" }); };

@@ -1,7 +1,8 @@
 // The project's own card deck, drawn as SVG here (nothing is downloaded): French suits
 // (clubs, spades, hearts, diamonds) or German suits (acorns, leaves, hearts, bells).
 // cardSVG("CJ", "french") -> an <svg> string; card names are the project's notation (suit C S H D
-// + rank 2..9 T J Q K A), so the same deck draws Skat's 32 and Thirty-One's 52 cards.
+// + rank 2..9 T J Q K A), so the same deck draws Skat's 32 (and Sechserskat's 36: the sixes) and
+// Thirty-One's 52 cards.
 "use strict";
 
 const SUIT_SHAPES = {
@@ -84,10 +85,13 @@ function cardSVG(name, style) {
     corner(7, 11, 0) + corner(7, 11, 180) + body + `</svg>`;
 }
 
-function cardBackSVG() {
+function cardBackSVG(label) {  // label: shown on the back (a slot the person may choose, e.g. "#3")
+  const text = label ? `<rect x="14" y="33" width="32" height="22" rx="4" fill="#fff" opacity=".9"/>` +
+    `<text x="30" y="49" text-anchor="middle" font-size="14" font-weight="700" fill="#24508f" ` +
+    `font-family="Helvetica, Arial, sans-serif">${label}</text>` : "";
   return `<svg class="card-svg" viewBox="0 0 60 90" xmlns="http://www.w3.org/2000/svg" aria-hidden="true">` +
     `<defs><pattern id="bk" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
     `<rect width="6" height="6" fill="#24508f"/><rect width="3" height="6" fill="#2f63ad"/></pattern></defs>` +
     `<rect x="0.5" y="0.5" width="59" height="89" rx="5" fill="#fff" stroke="#888"/>` +
-    `<rect x="4" y="4" width="52" height="82" rx="3" fill="url(#bk)"/></svg>`;
+    `<rect x="4" y="4" width="52" height="82" rx="3" fill="url(#bk)"/>` + text + `</svg>`;
 }
