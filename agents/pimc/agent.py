@@ -14,7 +14,7 @@ from agents.rule_skat import RuleSkatAgent
 from envs.bitset import cards_of
 from envs.skat import actions as A
 from envs.skat.cards import NULL, POINTS
-from envs.skat.observation import decode
+from envs.skat.observation import OBSERVATION_SIZE, decode
 from envs.skat.scoring import seat_scores, settle
 from envs.skat.solver import Position, SearchAborted, Solver
 
@@ -105,6 +105,10 @@ class PIMCAgent(Agent):
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError("PIMCAgent.act called with an empty action mask (no legal action)")
+        if len(observation["observation"]) != OBSERVATION_SIZE or mask.size != A.NUM_ACTIONS:
+            raise ValueError(f"the pimc agent plays the three-player table of the Skat Order (variant isko) only: "
+                             f"this observation has {len(observation['observation'])} entries and "
+                             f"{mask.size} actions, not {OBSERVATION_SIZE} and {A.NUM_ACTIONS}")
         view = decode(observation["observation"])
         phase = view.phase
         if legal.size == 1 and phase != _PLAY:
