@@ -33,8 +33,9 @@ from envs.skat.env import AGENTS, DEAL_KEYS
 from envs.skat.observation import OBSERVATION_SIZE, OBSERVATION_VERSION
 from envs.skat.options import validate_options
 from envs.skat.rules import PHASE_NAMES
-from envs.skat.vector.engine import Batch, advance, score
-from envs.skat.vector.observe import legal_mask, observe, phase_keys, scalar_template
+from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT, Batch, advance, card_points
+from envs.skat.vector.observe import Context, legal_mask, observe
+from envs.skat.vector.score import rewards_by_seat
 from envs.skat.vector.tables import tables
 
 
@@ -71,8 +72,7 @@ class SkatVectorEnv:
         self.device = torch.device(device)
         self.validate = bool(validate)
         self.T = tables(self.device)
-        self._template = scalar_template(self.T, self.options)
-        self._keys = phase_keys(self.T)
+        self._ctx = Context(self.T, self.options, num_envs)
         self._system = self.options.scoring
         self.batch = Batch(num_envs, self.device)
         self._gen = torch.Generator(device=self.device)
@@ -89,37 +89,39 @@ class SkatVectorEnv:
             if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
                 raise ValueError(f"seed must be a non-negative integer (or None), got {seed!r}")
             self._gen.manual_seed(seed)
-        self._pool = torch.zeros(0, 4, dtype=torch.int64, device=self.device)
+        self._pool = torch.zeros(5, 0, dtype=torch.int64, device=self.device)
         self._pool_at = 0
 
     def _random_deals(self, m: int) -> torch.Tensor:
-        """[m, 4]: hands by position and skat of m shuffled decks, dealt 3-skat-4-3 (drawn in
-        blocks of at least N deals, so that an auto-reset of a few slots costs little)."""
-        if self._pool_at + m > len(self._pool):
+        """[5, m]: hands by position, skat and the skat's card points of m shuffled decks, dealt
+        3-skat-4-3 (drawn in blocks of at least N deals, so that an auto-reset of a few slots costs
+        little)."""
+        if self._pool_at + m > self._pool.shape[1]:
             k = max(m, self.num_envs)
             keys = torch.randint(0, 2**62, (k, NUM_CARDS), generator=self._gen, device=self.device)
             deck = keys.argsort(1)  # a uniformly random card order per deal
             bits = self.T.bit[deck][:, self.T.deal_order]  # slots grouped by pile
             fresh = torch.cat((bits[:, :30].view(k, 3, 10).sum(2), bits[:, 30:].sum(1, keepdim=True)), 1)
-            self._pool = torch.cat((self._pool[self._pool_at:], fresh))
+            fresh = torch.cat((fresh.t(), card_points(fresh[:, 3], self.T)[None]))
+            self._pool = torch.cat((self._pool[:, self._pool_at:], fresh), 1)
             self._pool_at = 0
-        out = self._pool[self._pool_at:self._pool_at + m]
+        out = self._pool[:, self._pool_at:self._pool_at + m]
         self._pool_at += m
         return out
 
     def _next_dealers(self, idx: torch.Tensor) -> torch.Tensor:
         if self.options.dealer is not None:
             return torch.full_like(idx, self.options.dealer)
-        return (2 + self.batch.deals[idx]) % 3  # the first dealer is player_2: player_0 leads
+        return (2 + self.batch.s[DEALS, idx]) % 3  # the first dealer is player_2: player_0 leads
 
-    def _deal(self, idx: torch.Tensor, cards: torch.Tensor | None = None, dealer: torch.Tensor | None = None,
-              by_seat: bool = False) -> None:
+    def _deal(self, idx: torch.Tensor, cards: torch.Tensor | None = None, dealer: torch.Tensor | None = None) -> None:
         dealer = self._next_dealers(idx) if dealer is None else dealer
-        cards = self._random_deals(len(idx)) if cards is None else cards
-        hands = cards[:, :3]
-        if by_seat:  # the hand of position q is the hand of seat (dealer + 1 + q) % 3
-            hands = hands.gather(1, self.T.seat_of.view(3, 3)[dealer])
-        self.batch.new_deals(idx, hands, cards[:, 3], dealer)
+        if cards is None:
+            cards = self._random_deals(len(idx))  # [5, M]
+        else:  # [4, M] by seat: the hand of position q is the hand of seat (dealer + 1 + q) % 3
+            hands = cards[:3].gather(0, self.T.seat_of.view(3, 3).index_select(0, dealer).t())
+            cards = torch.cat((hands, cards[3:], card_points(cards[3], self.T)[None]))
+        self.batch.new_deals(idx, cards[:4], cards[4], dealer)
 
     # --- the API ----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, deals: Any = None,
@@ -132,14 +134,14 @@ class SkatVectorEnv:
         slot, for these deals (default: the rotation, or the ``dealer`` option)."""
         if seed is not None:
             self._seed(seed)
-            self.batch.deals.zero_()
+            self.batch.s[DEALS] = 0
         n = self.num_envs
         idx = torch.arange(n, device=self.device)
         dealers = self._dealer_arg(dealer) if dealer is not None else self._next_dealers(idx)
         if deals is None:
             self._deal(idx, dealer=dealers)
         else:
-            self._deal(idx, self._deal_arg(deals, dealers), dealers, by_seat=True)
+            self._deal(idx, self._deal_arg(deals, dealers), dealers)
         self._terminated = torch.zeros(n, dtype=torch.bool, device=self.device)
         self._any_terminated = False
         return self._state(torch.zeros(n, 3, dtype=torch.float32, device=self.device), self._terminated)
@@ -159,28 +161,27 @@ class SkatVectorEnv:
         if self._any_terminated:
             self._deal(done.nonzero().squeeze(1))
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)
-        played = (ended & (b.tcount > 0)).nonzero().squeeze(1)
+        played = (ended & (b.s[TCOUNT] > 0)).nonzero().squeeze(1)  # not passed in
         if len(played):
-            scores = score(b, played, self.T, self._system)
-            seats = self.T.pos_of_seat[b.dealer[played]]
-            rewards[played] = scores.gather(1, seats).to(torch.float32)
+            rewards[played] = rewards_by_seat(b, played, self.T, self._system, self.options.ramsch)
         self._terminated = ended
         self._any_terminated = bool(ended.any())
         return self._state(rewards, ended)
 
     def _state(self, rewards: torch.Tensor, terminated: torch.Tensor) -> VectorState:
         b, T = self.batch, self.T
-        self._mask = legal_mask(b, T, self._keys)
-        declarer = torch.where(b.declarer >= 0, T.seat_of[b.dealer * 3 + b.declarer.clamp(min=0)], -1)
+        self._mask = legal_mask(b, T, self._ctx)
+        phase, cur, declarer, dealer = b.s[PHASE], b.s[CUR], b.s[DECLARER], b.s[DEALER]
+        declarer = torch.where(declarer >= 0, T.seat_of.index_select(0, dealer * 3 + declarer.clamp(min=0)), -1)
         return VectorState(
-            observation=observe(b, T, self._template, self.options.ramsch),
+            observation=observe(b, T, self._ctx),
             action_mask=self._mask,
-            current_player=T.seat_of[b.dealer * 3 + b.cur],
+            current_player=T.seat_of.index_select(0, dealer * 3 + cur),
             rewards=rewards,
             terminated=terminated,
-            phase=b.phase.clone(),
+            phase=phase.clone(),
             declarer=declarer,
-            dealer=b.dealer.clone(),
+            dealer=dealer.clone(),
         )
 
     def dealt(self) -> dict[str, torch.Tensor]:
@@ -188,8 +189,9 @@ class SkatVectorEnv:
         [N], ``dealer`` [N] seats; ``reset(deals=torch.cat((hands, skat[:, None]), 1),
         dealer=dealer)`` deals them again."""
         b = self.batch
-        hands = b.dealt[:, :3].gather(1, self.T.pos_of_seat[b.dealer])
-        return {"hands": hands, "skat": b.dealt[:, 3].clone(), "dealer": b.dealer.clone()}
+        dealer = b.s[DEALER]
+        hands = b.dealt[:3].gather(0, self.T.pos_of_seat.index_select(0, dealer).t()).t()
+        return {"hands": hands, "skat": b.dealt[3].clone(), "dealer": dealer.clone()}
 
     # --- input checks -----------------------------------------------------------------------
     def _action_arg(self, actions: Any) -> torch.Tensor:
@@ -209,10 +211,10 @@ class SkatVectorEnv:
             i = int(bad.nonzero()[0, 0])
             act = int(a[i])
             name = A.ACTION_NAMES[act] if 0 <= act < A.NUM_ACTIONS else f"{act} (out of range 0..{A.NUM_ACTIONS - 1})"
-            seat = int(self.T.seat_of[self.batch.dealer[i] * 3 + self.batch.cur[i]])
+            seat = int(self.T.seat_of[self.batch.s[DEALER, i] * 3 + self.batch.s[CUR, i]])
             legal_names = [A.ACTION_NAMES[j] for j in self._mask[i].nonzero().squeeze(1).tolist()[:12]]
             raise ValueError(f"illegal Skat action {name!r} in slot {i} for {AGENTS[seat]} in phase "
-                             f"{PHASE_NAMES[int(self.batch.phase[i])]}; legal: {', '.join(legal_names)}")
+                             f"{PHASE_NAMES[int(self.batch.s[PHASE, i])]}; legal: {', '.join(legal_names)}")
 
     def _dealer_arg(self, dealer: Any) -> torch.Tensor:
         d = torch.as_tensor(dealer, device=self.device)
@@ -224,7 +226,7 @@ class SkatVectorEnv:
         return d.clone()
 
     def _deal_arg(self, deals: Any, dealers: torch.Tensor) -> torch.Tensor:
-        """Chosen deals -> int64 [N, 4] (hands by seat, skat); a ValueError naming the slot and the
+        """Chosen deals -> int64 [4, N] (hands by seat, skat); a ValueError naming the slot and the
         problem (a card twice, a hand of the wrong size ...)."""
         n = self.num_envs
         if isinstance(deals, torch.Tensor):
@@ -245,7 +247,7 @@ class SkatVectorEnv:
                 except ValueError as e:
                     raise ValueError(f"deal {i}: {e}") from None
                 raise ValueError(f"deal {i}: three hands of 10 and a skat of 2, every card once")
-            return cards.clone()
+            return cards.t().contiguous()
         if isinstance(deals, str | bytes) or not isinstance(deals, Sequence) or len(deals) != n:
             raise ValueError(f"deals must be a list of {n} deals (one per slot) or an int64 tensor [{n}, 4]")
         rows = []
@@ -264,7 +266,7 @@ class SkatVectorEnv:
             except ValueError as e:
                 raise ValueError(f"deal {i}: {e}") from None
             rows.append([*hands, skat])
-        return torch.tensor(rows, dtype=torch.int64, device=self.device)
+        return torch.tensor(rows, dtype=torch.int64, device=self.device).t().contiguous()
 
 
 def vector_env(num_envs: int, device: str | torch.device = "cpu", seed: int | None = None, validate: bool = True,

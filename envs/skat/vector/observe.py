@@ -31,60 +31,75 @@ _PHASE_KEY = {AUCTION: K_BIDDER, SKAT: K_SKAT, DISCARD: K_CARDS, DECLARE: K_DECL
               PLAY: K_CARDS, DONE: K_DONE}
 
 
-def scalar_template(T: Tables, options) -> torch.Tensor:
-    """The scalars every observation of this table shares (the table options), zeros elsewhere."""
-    s = torch.zeros(OBSERVATION_SIZE - SCALAR_OFFSET, dtype=torch.float32, device=T.device)
-    s[53], s[54], s[55] = float(options.ramsch), float(options.kontra), float(options.scoring == "tournament")
-    return s
+class Context:
+    """What every observation of one env shares: the one-hot rows with the table options set."""
+
+    def __init__(self, T: Tables, options, n: int) -> None:
+        self.aux_rows = T.aux_rows.clone()
+        self.aux_rows[:, 53] = float(options.ramsch)
+        self.aux_rows[:, 54] = float(options.kontra)
+        self.aux_rows[:, 55] = float(options.scoring == "tournament")
+        self.ramsch = options.ramsch
+        self.feature_base = T.feature_base[:, None, None]
+        self.rot = T.rot.t().contiguous()  # [relative seat, observer] -> position
+        self.phase_keys = torch.tensor([_PHASE_KEY[ph] for ph in range(8)], dtype=torch.int64, device=T.device)
 
 
-def phase_keys(T: Tables) -> torch.Tensor:
-    return torch.tensor([_PHASE_KEY[ph] for ph in range(8)], dtype=torch.int64, device=T.device)
+def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    return table.index_select(0, index)
 
 
-def observe(b: Batch, T: Tables, template: torch.Tensor, ramsch: bool) -> torch.Tensor:
+def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     """float32 [N, OBSERVATION_SIZE]: the observation of the position to act (forehand once over)."""
-    n, p, phase, declarer, contract = b.n, b.cur, b.phase, b.declarer, b.contract
+    n = b.n
+    (phase, p, bid, _, bidder, listener, declarer, contract, _, taken, level, _, _, _, _, leader, tcount,
+     *_) = b.s.unbind(0)
     out = torch.empty(n, OBSERVATION_SIZE, dtype=torch.float32, device=b.device)
     # card planes: own hand, skat (declarer after pickup), played and trick cards by relative seat,
-    # the declarer's open hand in ouvert games
-    show_skat = (declarer == p) & (b.taken == 1)
-    ouvert = T.contract_ouvert[contract.clamp(min=0)] & (contract >= 0) & (phase >= PLAY)
+    # the declarer's open hand in ouvert games; bit i of a plane's word goes to bit 31 (int32
+    # multiplication wraps), spreads to -1 or 0, and is masked to the bits of 1.0f
+    show_skat = (declarer == p) & (taken == 1)
+    ouvert = _pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
     key = p * 8 + show_skat * 4 + torch.where(ouvert, declarer + 1, 0)
-    words = b.sets.gather(1, T.plane_index[key]).to(torch.int32)
-    bits = words[:, :, None] * T.unpack_mult  # bit i of a word to bit 31 (int32 wraps)
-    bits >>= 31  # -1 where set
-    torch.bitwise_and(bits.view(n, SCALAR_OFFSET), FLOAT_ONE_BITS, out=out.view(torch.int32)[:, :SCALAR_OFFSET])
-    # scalars
+    words = b.sets.gather(0, T.plane_index.index_select(1, key)).to(torch.int32)  # [10, N]
+    planes = out.view(torch.int32)[:, :SCALAR_OFFSET].view(n, 10, 32)
+    torch.mul(words.t()[:, :, None], T.unpack_mult, out=planes)
+    planes >>= 31
+    planes &= FLOAT_ONE_BITS
+    # scalars: one row of one-hots (position, phase, seats) with the table options, the contract's
+    # one-hots, then the values
     s = out[:, SCALAR_OFFSET:]
-    s.copy_(template.expand(n, -1))
-    aux = ((((p * 8 + phase) * 3 + b.bidder) * 3 + b.listener) * 4 + declarer + 1) * 3 + b.leader
-    if ramsch:
+    aux = ((((p * 8 + phase) * 3 + bidder) * 3 + listener) * 4 + declarer + 1) * 3 + leader
+    s.copy_(ctx.aux_rows.index_select(0, aux))
+    if ctx.ramsch:  # no contract in play: Ramsch
         ck = torch.where(contract >= 0, contract + 1, torch.where(phase >= PLAY, NUM_CONTRACTS + 1, 0))
     else:
         ck = contract + 1
-    onehots = torch.cat((T.aux_index[aux], T.contract_index[ck * 3 + b.level]), 1)
-    s.scatter_(1, onehots, 1.0)
-    s[:, 11] = T.feature_value[b.bid]  # overwrites the dummy target of absent one-hots
-    rel = b.pos.gather(2, T.rot[p][:, None, :].expand(n, 6, 3))
-    values = T.feature_value[rel[:, :F_VOIDS] + T.feature_base[:, None]]
+    s[:, 30:43] = T.contract_rows.index_select(0, ck * 3 + level)
+    s[:, 11] = _pick(T.feature_value, bid)
+    rel = b.pos.gather(1, ctx.rot.index_select(1, p)[None].expand(6, 3, n))  # [6, 3, N] by relative seat
+    index = (rel[:F_VOIDS] + ctx.feature_base).permute(2, 0, 1).reshape(-1)
+    values = _pick(T.feature_value, index).view(n, F_VOIDS, 3)
     s[:, 12:21] = values[:, :3].reshape(n, 9)
-    s[:, 43:49] = values[:, 3:5].reshape(n, 6)
-    s[:, 49] = T.trick_count_value[b.tcount]
-    s[:, 56:71] = T.void_value[rel[:, F_VOIDS]].view(n, 15)
+    s[:, 43:49] = values[:, 3:].reshape(n, 6)
+    s[:, 49] = _pick(T.trick_count_value, tcount)
+    voids = rel[F_VOIDS]
+    s[:, 56:71] = T.void_rows.index_select(0, voids[0] | voids[1] << 5 | voids[2] << 10)
     return out
 
 
-def legal_mask(b: Batch, T: Tables, keys: torch.Tensor) -> torch.Tensor:
+def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     """bool [N, NUM_ACTIONS]: the legal actions of the position to act (all True once over)."""
-    phase = b.phase
-    auction = torch.where(b.stage == 3, K_STAGE3, torch.where(b.cur == b.listener, K_LISTENER, K_BIDDER + b.bid))
-    key = torch.where(phase == AUCTION, auction, keys[phase] + (phase == DECLARE) * (b.taken * (NB + 1) + b.bid))
-    mask = T.mask_rows[key]
-    hand = b.sets.gather(1, HANDS + b.cur[:, None]).squeeze(1)
-    follow = hand & T.follow[b.game.clamp(min=0) * 5 + b.led]
-    playable = torch.where((b.tl > 0) & (follow != 0), follow, hand)
-    cards = (playable[:, None] & T.pow32) != 0
-    mask[:, A.PLAY:].bitwise_or_(cards & (phase == PLAY)[:, None])
-    mask[:, A.DISCARD:A.DISCARD + 32].bitwise_or_(cards & (phase == DISCARD)[:, None])
+    (phase, cur, bid, stage, _, listener, _, _, game, taken, _, _, _, tl, led, *_) = b.s.unbind(0)
+    auction = torch.where(stage == 3, K_STAGE3, torch.where(cur == listener, K_LISTENER, K_BIDDER + bid))
+    key = torch.where(phase == AUCTION, auction,
+                      _pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
+    mask = T.mask_rows.index_select(0, key)
+    hand = b.sets.gather(0, (HANDS + cur)[None]).squeeze(0)
+    follow = hand & _pick(T.follow, game.clamp(min=0) * 5 + led)
+    playable = torch.where((tl > 0) & (follow != 0), follow, hand)
+    words = torch.stack((torch.where(phase == DISCARD, hand, 0), torch.where(phase == PLAY, playable, 0)), 1)
+    cards = ((words.to(torch.int32)[:, :, None] * T.unpack_mult) >> 31).to(torch.bool)  # as the card planes
+    mask[:, A.DISCARD:A.DISCARD + 32] |= cards[:, 0]
+    mask[:, A.PLAY:] |= cards[:, 1]
     return mask

@@ -29,10 +29,9 @@ from envs.skat.cards import (
 from envs.skat.deal import DEAL_PATTERN
 from envs.skat.observation import NUM_SCALARS
 from envs.skat.rules import AUCTION, DECLARE, DISCARD, DONE, KONTRA, PLAY, RE, SKAT, SkatGame
-from envs.skat.scoring import SCORING_SYSTEMS, Outcome, seat_scores, settle
+from envs.skat.scoring import SCORING_SYSTEMS, Outcome, matadors, seat_scores, settle
 
 NB = A.NUM_BIDS  # bid indices 0..NB-1; the engine stores "bid index + 1" (0 = no bid yet)
-DUMMY = 11  # scatter target of an absent one-hot: the bid scalar, written after the scatter
 
 # --- keys of the action-mask table (one row per key; cards are added by the engine) ----------
 K_LISTENER, K_STAGE3, K_BIDDER = 0, 1, 2  # K_BIDDER + (bid index + 1)
@@ -111,20 +110,23 @@ class Tables:
     low_pos: torch.Tensor  # [8] lowest position in a position bit set (kontra queue)
     mask_rows: torch.Tensor  # [NUM_MASK_KEYS, A] bool
     # observation
-    plane_index: torch.Tensor  # [3*2*4, 10] column of the card-set tensor shown in each plane
-    aux_index: torch.Tensor  # [2592, 6] scalar columns of the one-hots (position, phase, seats)
-    contract_index: torch.Tensor  # [31*3, 7] scalar columns of the contract and doubling one-hots
+    plane_index: torch.Tensor  # [10, 3*2*4] row of the card-set tensor shown in each plane, by key
+    aux_rows: torch.Tensor  # float32 [2592, 71] scalars: the one-hots of position, phase, seats
+    contract_rows: torch.Tensor  # float32 [31*3, 13] scalars 30-42: contract, ramsch, kontra, re
     rot: torch.Tensor  # [3, 3] position of relative seat r for observer p
     feature_base: torch.Tensor  # [5] offset of each per-position feature in feature_value
     feature_value: torch.Tensor  # float32: per-position feature values (bid/264, flags, points/120, tricks/10)
     trick_count_value: torch.Tensor  # float32 [11]
-    void_value: torch.Tensor  # float32 [32, 5]
+    void_rows: torch.Tensor  # float32 [32**3, 15] scalars 56-70 from the voids of the relative seats
     unpack_mult: torch.Tensor  # int32 [32]: multiplying by it moves bit i to bit 31
     seat_of: torch.Tensor  # [3*3] seat of position pos when dealer deals: (dealer + 1 + pos) % 3
     pos_of_seat: torch.Tensor  # [3, 3] position of seat s when dealer deals
     # scoring
-    seq: torch.Tensor  # [5, 11] trump sequence (matadors) per game type, padded with 0
-    seq_pad: torch.Tensor  # [5, 11] 1 where padded
+    seq: torch.Tensor  # [5, 11] trump sequence (matadors) per game type, padded with card 0
+    pow11: torch.Tensor  # [11] 1 << j
+    matadors: torch.Tensor  # [5*2048] |matadors| of game type g and which of its sequence's cards are held
+    rel_seat: torch.Tensor  # [3*3, 3] (dealer, declarer position) -> per seat its position relative to the declarer
+    action_points: torch.Tensor  # [A] card points of the card of a play or discard action, else 0
     value: torch.Tensor  # [29*12*4*3] game value without the bid (contract, |matadors|, points, tricks class)
     made: torch.Tensor  # [29*12*4*3] bool: the declarer made the contract (bid aside)
     overbid_value: torch.Tensor  # [29*(NB+1)] value charged when overbid
@@ -152,10 +154,10 @@ def _settle_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 for tc, tr in enumerate(tricks_rep):
                     o = settle(c, 0, cards, pts, tr)
                     value[ci, m, pc, tc], made[ci, m, pc, tc] = o.value, o.won
-        for b in range(NB):
-            cards = 1 << seq[0] if seq else 0  # the lowest level: with 1
-            o = settle(c, A.BID_VALUES[b], cards, 45, 5)
-            over[ci, b + 1] = o.value if o.overbid else 0
+        cards = 1 << seq[0] if seq else 0  # the lowest level: with 1
+        lowest = settle(c, 0, cards, 45, 5).value
+        for b in range(NB):  # the value charged when the game is worth less than the bid
+            over[ci, b + 1] = settle(c, A.BID_VALUES[b], cards, 45, 5).value if lowest < A.BID_VALUES[b] else 0
     return value, made, over
 
 
@@ -213,12 +215,15 @@ def _host_tables() -> dict:
     t["mask_rows"] = mask_rows()
     t.update(_observation_tables())
     seq = np.zeros((5, 11), dtype=np.int64)
-    pad = np.ones((5, 11), dtype=np.int64)
+    mat = np.zeros((5, 2048), dtype=np.int64)
     for g in range(5):
         s = TRUMP_SEQUENCES[g]
         seq[g, : len(s)] = s
-        pad[g, : len(s)] = 0
-    t["seq"], t["seq_pad"] = seq, pad
+        for key in range(2048):  # bit j: the j-th card of the sequence is held (bits past its end ignored)
+            mat[g, key] = abs(matadors(g, sum(1 << c for j, c in enumerate(s) if key >> j & 1)))
+    t["seq"], t["matadors"], t["pow11"] = seq, mat.reshape(-1), [1 << j for j in range(11)]
+    t["rel_seat"] = [[((s - d - 1) % 3 - q) % 3 for s in range(3)] for d in range(3) for q in range(3)]
+    t["action_points"] = [POINTS[ac[a]] if ab[a] else 0 for a in range(A.NUM_ACTIONS)]
     value, made, over = _settle_tables()
     t["value"], t["made"], t["overbid_value"] = value.reshape(-1), made.reshape(-1), over.reshape(-1)
     t["declarer_sign"], t["score_a"], t["score_b"] = _seat_score_tables()
@@ -240,7 +245,7 @@ def _observation_tables() -> dict:
                 row += [3 + (p + r) % 3 for r in range(3)] + [6 + (p + r) % 3 for r in range(3)]
                 row.append(open_hand - 1 if open_hand else 11)
                 planes.append(row)
-    t["plane_index"] = planes
+    t["plane_index"] = np.array(planes).T
     aux = []
     for p in range(3):
         for phase in range(8):
@@ -248,26 +253,29 @@ def _observation_tables() -> dict:
                 for listener in range(3):
                     for declarer in range(-1, 3):
                         for leader in range(3):
-                            aux.append([
-                                p, 3 + phase,
-                                21 + rel[p][bidder] if phase == AUCTION else DUMMY,
-                                24 + rel[p][listener] if phase == AUCTION else DUMMY,
-                                27 + rel[p][declarer] if declarer >= 0 else DUMMY,
-                                50 + rel[p][leader] if phase == PLAY else DUMMY,
-                            ])
-    t["aux_index"] = aux
+                            row = np.zeros(NUM_SCALARS, dtype=np.float32)
+                            row[[p, 3 + phase]] = 1.0
+                            if phase == AUCTION:
+                                row[[21 + rel[p][bidder], 24 + rel[p][listener]]] = 1.0
+                            if declarer >= 0:
+                                row[27 + rel[p][declarer]] = 1.0
+                            if phase == PLAY:
+                                row[50 + rel[p][leader]] = 1.0
+                            aux.append(row)
+    t["aux_rows"] = np.array(aux)
     cidx = []
     for ck in range(len(A.CONTRACTS) + 2):  # contract + 1; 0 none; the last: ramsch being played
         for level in range(3):  # 0 none, 1 kontra, 2 re
+            row = np.zeros(NUM_SCALARS, dtype=np.float32)
             if 1 <= ck <= len(A.CONTRACTS):
                 c = A.CONTRACTS[ck - 1]
-                row = [30 + c.game] + [37 + i if f else DUMMY for i, f in
-                                       enumerate((c.hand, c.schneider, c.schwarz, c.ouvert))]
-            else:
-                row = [36 if ck == len(A.CONTRACTS) + 1 else DUMMY] + [DUMMY] * 4
-            row += [41 if level >= 1 else DUMMY, 42 if level >= 2 else DUMMY]
-            cidx.append(row)
-    t["contract_index"] = cidx
+                row[30 + c.game] = 1.0
+                row[37:41] = (c.hand, c.schneider, c.schwarz, c.ouvert)
+            elif ck == len(A.CONTRACTS) + 1:
+                row[36] = 1.0
+            row[41:43] = (level >= 1, level >= 2)
+            cidx.append(row[30:43])
+    t["contract_rows"] = np.array(cidx)
     t["rot"] = [[(p + r) % 3 for r in range(3)] for p in range(3)]
     inv_bid = 1.0 / MAX_BID
     features = [
@@ -283,7 +291,8 @@ def _observation_tables() -> dict:
         flat += f
     t["feature_base"], t["feature_value"] = base, flat
     t["trick_count_value"] = [_f32(v / 10.0) for v in range(11)]
-    t["void_value"] = [[float(v >> e & 1) for e in range(5)] for v in range(32)]
+    keys = np.arange(32**3)
+    t["void_rows"] = ((keys[:, None] >> np.arange(15)) & 1).astype(np.float32)  # key: 5 bits per relative seat
     t["unpack_mult"] = np.array([1 << (31 - i) for i in range(32)], dtype=np.uint32).view(np.int32)
     t["seat_of"] = [(d + 1 + pos) % 3 for d in range(3) for pos in range(3)]
     t["pos_of_seat"] = [[(s - d - 1) % 3 for s in range(3)] for d in range(3)]
@@ -303,9 +312,9 @@ def tables(device: str | torch.device = "cpu") -> Tables:
         return torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
 
     ints = ("bit", "pow32", "action_bit", "action_card", "eff", "follow", "winner_points", "points_byte",
-            "deal_order", "bid_value", "contract_game", "low_pos", "plane_index", "aux_index", "contract_index",
-            "rot", "feature_base", "seat_of", "pos_of_seat", "seq", "seq_pad", "value", "overbid_value",
-            "declarer_sign")
+            "deal_order", "bid_value", "contract_game", "low_pos", "plane_index",
+            "rot", "feature_base", "seat_of", "pos_of_seat", "seq", "matadors", "pow11", "rel_seat", "action_points",
+            "value", "overbid_value", "declarer_sign")
     return Tables(
         device=device,
         ar3=i64([0, 1, 2]),
@@ -314,7 +323,9 @@ def tables(device: str | torch.device = "cpu") -> Tables:
         mask_rows=torch.as_tensor(h["mask_rows"], device=device),
         feature_value=f32(h["feature_value"]),
         trick_count_value=f32(h["trick_count_value"]),
-        void_value=f32(h["void_value"]),
+        void_rows=f32(h["void_rows"]),
+        aux_rows=f32(h["aux_rows"]),
+        contract_rows=f32(h["contract_rows"]),
         unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
         made=torch.as_tensor(np.asarray(h["made"], dtype=bool), device=device),
         score_a={s: i64(v) for s, v in h["score_a"].items()},
