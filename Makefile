@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	elif $(PIP) install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX) --extra-index-url https://pypi.org/simple; then :; \
 	else $(PIP) install -q "torch>=2.4"; fi
 	rm -rf $(VENV)/.torch-probe
-	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q -e ".[dev,play]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -42,7 +42,7 @@ bench: install
 	$(PY) -m train.bench env all
 
 lint: install
-	$(VENV)/bin/ruff check envs agents train tests
+	$(VENV)/bin/ruff check envs agents arena train play tests
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -26,7 +26,7 @@ TRAINING_ONLY_SPECS = ("self", "snapshot")
 # Learning algorithms by checkpoint/config name: "module:Class", each offering the interface of
 # agents.ppo.PPO (optional extras: ``actor`` for per-trajectory acting state, ``other_policies`` and
 # ``policy_name`` for further playing policies in checkpoints; see agents.nfsp).
-ALGORITHMS = {"ppo": "agents.ppo:PPO", "nfsp": "agents.nfsp:NFSP"}
+ALGORITHMS = {"ppo": "agents.ppo:PPO", "nfsp": "agents.nfsp:NFSP", "dmc": "agents.dmc:DMC"}
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:

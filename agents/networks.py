@@ -147,24 +147,36 @@ class ActorCritic(PolicyMLP):
 
 
 NETWORKS: dict[str, type[nn.Module]] = {PolicyMLP.kind: PolicyMLP, ActorCritic.kind: ActorCritic}
+# Kinds defined by an algorithm's module, imported when first asked for (they register themselves).
+LAZY_NETWORKS = {"nfsp": "agents.nfsp", "q_roles": "agents.dmc"}
 
 
-def network_spec(kind: str, obs_size: int, num_actions: int, hidden: list[int], activation: str) -> dict[str, Any]:
-    """The plain-data description :func:`build_network` rebuilds a network from."""
-    if kind not in NETWORKS:
-        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(NETWORKS)}")
+def _known(kind: Any) -> bool:
+    if kind not in NETWORKS and kind in LAZY_NETWORKS:
+        import importlib
+
+        importlib.import_module(LAZY_NETWORKS[kind])
+    return kind in NETWORKS
+
+
+def network_spec(kind: str, obs_size: int, num_actions: int, hidden: list[int], activation: str,
+                 **extra: Any) -> dict[str, Any]:
+    """The plain-data description :func:`build_network` rebuilds a network from (``extra``: what a kind
+    needs beyond the sizes, e.g. the game whose roles a DMC network splits by)."""
+    if not _known(kind):
+        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(set(NETWORKS) | set(LAZY_NETWORKS))}")
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
     if not hidden or any(int(w) <= 0 for w in hidden):
         raise ValueError(f"hidden must be a non-empty list of positive layer widths, got {hidden!r}")
     return {"kind": kind, "obs_size": int(obs_size), "num_actions": int(num_actions),
-            "hidden": [int(w) for w in hidden], "activation": activation}
+            "hidden": [int(w) for w in hidden], "activation": activation, **extra}
 
 
 def build_network(spec: dict[str, Any]) -> nn.Module:
     """A fresh network from its spec (see the module docstring)."""
     spec = dict(spec)
     kind = spec.pop("kind", None)
-    if kind not in NETWORKS:
-        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(NETWORKS)}")
+    if not _known(kind):
+        raise ValueError(f"unknown network kind {kind!r}; known: {sorted(set(NETWORKS) | set(LAZY_NETWORKS))}")
     return NETWORKS[kind](**spec)

@@ -29,7 +29,7 @@ class NeuralAgent(Agent):
                  metadata: dict[str, Any] | None = None) -> None:
         self.network = network.eval()
         self.game = check_game(game)
-        self.greedy = greedy
+        self.greedy = greedy or getattr(network, "plays_greedy", False)  # Q-networks play their argmax
         self.rng = np.random.default_rng(seed)
         self.metadata = metadata or {}
 

@@ -15,6 +15,10 @@ that also wants to know where its decisions happen (the trainer's learner, which
 * ``begin(table, seat)``: a deal starts with the actor in that seat;
 * ``credit(table, seat, reward)``: the seat received a reward.
 
+Each tick visits the tables in index order and every agent decides for its tables in that order, so
+a run's random streams, and so its results, do not depend on which agents happen to be shared
+(one instance for many seats) and which are built per seat.
+
 Rewards follow PettingZoo's ``last()`` semantics: what a seat received since its previous action is
 read when the seat is next selected (to act, or once more after the deal is over); the loop sums
 them per seat and passes each to the seat's actor's ``credit``. Actors that keep per-deal state
@@ -185,11 +189,13 @@ def play(envs: Sequence[Any], start: Callable[[int], Deal | None], finished: Cal
             for actor, requests in groups.values():
                 _decide(envs, deals, actor, requests)
                 waiting.extend(r.table for r in requests)
+            waiting.sort()  # table order, whoever decided: results do not depend on which agents are shared
         # ...then the deferred actors decide for all of their tables at once.
         active = []
         for actor, requests in deferred.values():
             _decide(envs, deals, actor, requests)
             active.extend(r.table for r in requests)
+        active.sort()
 
 
 def _decide(envs: Sequence[Any], deals: list[Deal | None], actor: Any, requests: list[Request]) -> None:

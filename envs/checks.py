@@ -94,3 +94,14 @@ def check_reset_options(options: Any, valid: tuple[str, ...]) -> dict[str, Any]:
             raise ValueError(f"unknown reset option {key!r}; valid options: {', '.join(valid)}")
     return options
 
+
+
+def agent_to_step(env: Any, episode: str) -> tuple[str, bool]:
+    """The agent an AEC ``step`` acts for, and whether it is done; a clear error when no ``episode``
+    ("deal", "game") is in progress (before the first reset, or after every agent has left)."""
+    try:
+        agent = env.agent_selection
+        return agent, bool(env.terminations[agent] or env.truncations[agent])
+    except (AttributeError, KeyError):
+        raise ValueError(f"step() without a {episode} in progress: the {episode} is over (every agent has taken "
+                         "its final step) or reset() was never called; call reset() to deal") from None

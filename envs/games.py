@@ -118,9 +118,24 @@ class GameDescription:
         """Readable fields of one observation vector (games without a decoder return the vector)."""
         return vector
 
+    num_roles: int = 1  # learners that keep one network per role (DMC) ask role_of which one a row uses
+
+    def role_of(self, obs: Any) -> Any:
+        """Per row of a batch of observation vectors (a torch tensor), the role it plays (0..num_roles-1)."""
+        import torch
+
+        return torch.zeros(obs.shape[0], dtype=torch.long)
+
     def rules_game(self, **options: Any) -> Any:
         """The rules core's Game object (``envs.core.Game``), for search and benchmarks; None if none."""
         return None
+
+    def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
+        """N games behind the batched-engine contract (``envs.vector``): the game's batched engine where
+        it has one, else :class:`envs.vector.AECVectorEnv` (a Python loop over AEC envs)."""
+        from envs.vector import AECVectorEnv
+
+        return AECVectorEnv(self.name, num_envs, device=device, seed=seed, **options)
 
     # --- evaluation ------------------------------------------------------------------------------
     match_overrides: tuple[str, ...] = ()  # env options a match sets itself (see match_options)
@@ -161,7 +176,9 @@ class GameDescription:
         return {"diff_avg_place": p.mean.value, "place_lo": p.mean.low, "place_hi": p.mean.high}
 
     def pair_text(self, row: dict[str, Any]) -> str:
-        return f"place {row['diff_avg_place']:+.2f} [{row['place_lo']:+.2f}, {row['place_hi']:+.2f}]"
+        low, high = row["place_lo"], row["place_hi"]
+        interval = "[too few]" if low != low else f"[{low:+.2f}, {high:+.2f}]"
+        return f"place {row['diff_avg_place']:+.2f} {interval}"
 
     def table_note(self, seats: int) -> str:
         """An extra remark under the evaluation's title ("" for none)."""
@@ -186,6 +203,8 @@ def fmt(row: dict[str, Any], key: str, digits: int = 1, percent: bool = False) -
         return "-"
     f = 100.0 if percent else 1.0
     unit = "%" if percent else ""
+    if low != low or high != high:
+        return f"{value * f:.{digits}f}{unit} [too few]"
     return f"{value * f:.{digits}f}{unit} [{low * f:.{digits}f}, {high * f:.{digits}f}]"
 
 

@@ -1,8 +1,26 @@
-"""Helpers shared by the batched engines (``envs.skat.vector``, ``envs.thirtyone.vector``).
+"""The batched-engine contract, and a reference implementation of it over ordinary AEC envs.
 
-``random_legal_actions`` samples one uniformly random legal action per row of a batched action
-mask on the mask's device (the random player of benchmarks and tests). ``tune_malloc`` is an
-opt-in process setting for CPU throughput: see its docstring.
+A *vector env* holds N games and advances all of them at once (pgx's design)::
+
+    venv = skat_v0.vector_env(num_envs=N, device="cpu", seed=0, **options)
+    state = venv.reset()
+    state = venv.step(actions)          # int64 tensor [N]: one action per game, for its current player
+
+``state`` is a :class:`VectorState` of torch tensors on the device: ``observation`` float32
+[N, obs_size] and ``action_mask`` bool [N, num_actions] of the player to act, ``current_player``
+int64 [N] (the seat index, ``player_i`` -> i), ``rewards`` float32 [N, num_seats] (what each seat
+received in this step; zero until a game pays out) and ``terminated`` bool [N]. A game that ends
+in a step shows ``terminated`` and its final rewards in the state that step returns; the next
+``step`` starts a new game in that slot (the action given for it is ignored) and the state it
+returns shows the new game's first decision.
+
+:class:`AECVectorEnv` implements the contract with a Python loop over N raw AEC envs of any game:
+the reference the batched engines are compared with, and the fallback for games and options that
+have no batched engine (``envs.games.GameDescription.vector_env`` chooses).
+
+Helpers of the batched engines: :func:`random_legal_actions` samples one uniformly random legal
+action per row of a batched mask on its device (the random player of benchmarks and tests);
+:func:`tune_malloc` is an opt-in process setting for CPU throughput (see its docstring).
 """
 
 from __future__ import annotations
@@ -10,8 +28,97 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
+from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import torch
+
+
+@dataclass
+class VectorState:
+    """The state of N games as a trainer sees it (see the module docstring)."""
+
+    observation: torch.Tensor  # float32 [N, obs_size]
+    action_mask: torch.Tensor  # bool [N, num_actions]
+    current_player: torch.Tensor  # int64 [N]
+    rewards: torch.Tensor  # float32 [N, num_seats]
+    terminated: torch.Tensor  # bool [N]
+
+
+class AECVectorEnv:
+    """N AEC envs behind the vector-env contract (a Python loop: correct for any game, not fast).
+
+    Game ``k`` of slot ``i`` is reset with the seed ``(seed, i, k)``, so a run reproduces from ``seed``.
+    """
+
+    def __init__(self, game: str, num_envs: int, device: str = "cpu", seed: int | None = None,
+                 **options: Any) -> None:
+        from envs.games import describe
+
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        self.envs = [describe(game).raw_env(**options) for _ in range(num_envs)]
+        self.device = torch.device(device)
+        self.seed = 0 if seed is None else int(seed)
+        env = self.envs[0]
+        self.num_envs = num_envs
+        self.num_seats = len(env.possible_agents)
+        self.obs_size = int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
+        self.num_actions = int(env.action_space(env.possible_agents[0]).n)
+        self._seat = {a: i for i, a in enumerate(env.possible_agents)}
+        self._games = [0] * num_envs
+        self._ended = np.zeros(num_envs, bool)
+
+    def reset(self) -> VectorState:
+        rewards = np.zeros((self.num_envs, self.num_seats), np.float32)
+        for i in range(self.num_envs):
+            self._new_game(i, rewards)
+        return self._state(rewards)
+
+    def step(self, actions: torch.Tensor) -> VectorState:
+        chosen = torch.as_tensor(actions).to("cpu").tolist()
+        rewards = np.zeros((self.num_envs, self.num_seats), np.float32)
+        for i, env in enumerate(self.envs):
+            if self._ended[i]:
+                self._new_game(i, rewards)
+                continue
+            env.step(int(chosen[i]))
+            self._advance(i, rewards)
+        return self._state(rewards)
+
+    def _new_game(self, i: int, rewards: np.ndarray) -> None:
+        self.envs[i].reset(seed=int(np.random.SeedSequence([self.seed, i, self._games[i]]).generate_state(1)[0]))
+        self._games[i] += 1
+        self._ended[i] = False
+        self._advance(i, rewards)
+
+    def _advance(self, i: int, rewards: np.ndarray) -> None:
+        """Collect the rewards, step the done agents out, stop at the next decision (or the end)."""
+        env = self.envs[i]
+        for agent, reward in env.rewards.items():
+            rewards[i, self._seat[agent]] += reward
+        while env.agents:
+            agent = env.agent_selection
+            if not (env.terminations[agent] or env.truncations[agent]):
+                return
+            env.step(None)
+            for other, reward in env.rewards.items():
+                rewards[i, self._seat[other]] += reward
+        self._ended[i] = True
+
+    def _state(self, rewards: np.ndarray) -> VectorState:
+        obs = np.zeros((self.num_envs, self.obs_size), np.float32)
+        mask = np.zeros((self.num_envs, self.num_actions), bool)
+        player = np.zeros(self.num_envs, np.int64)
+        for i, env in enumerate(self.envs):
+            if not self._ended[i]:
+                agent = env.agent_selection
+                seen = env.observe(agent)
+                obs[i], mask[i], player[i] = seen["observation"], seen["action_mask"], self._seat[agent]
+        as_tensor = lambda a: torch.from_numpy(a).to(self.device)  # noqa: E731
+        return VectorState(as_tensor(obs), as_tensor(mask), as_tensor(player), as_tensor(rewards),
+                           as_tensor(self._ended.copy()))
 
 
 def random_legal_actions(mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:

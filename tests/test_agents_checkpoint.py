@@ -90,7 +90,8 @@ def test_checkpoint_plays_as_an_opponent(saved, game):
     obs_size, num_actions = env.observation_space(seat)["observation"].shape[0], env.action_space(seat).n
     spec = {"kind": "actor_critic", "obs_size": obs_size, "num_actions": num_actions, "hidden": [8],
             "activation": "tanh"}
-    worker = RolloutWorker(RolloutSpec(game, ENV_OPTIONS[game], 2, "ppo", spec, {**spec, "kind": "policy"}, 1, 5, 1.0, 0))
+    rollout = RolloutSpec(game, ENV_OPTIONS[game], 2, "ppo", spec, {**spec, "kind": "policy"}, 1, 5, 1.0, 0)
+    worker = RolloutWorker(rollout)
     worker.sync(OpponentPool({str(saved[game]): 1.0}, 1, "uniform").plan(), {})
     _, episodes = worker.collect(0, 0, [0, 1])
     assert episodes and all(str(saved[game]) in e.players for e in episodes)

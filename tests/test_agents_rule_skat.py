@@ -1,7 +1,12 @@
 """The rule-based Skat baseline: legal in every phase, bids within its evaluation, plays sensibly,
-and beats uniform random play clearly."""
+beats uniform random play clearly, keeps no state (one instance plays many seats and tables) and
+makes the decisions recorded before it read its voids from the observation."""
 
 from __future__ import annotations
+
+import hashlib
+import json
+import random
 
 import numpy as np
 import pytest
@@ -11,8 +16,9 @@ from agents.rule_skat import RuleSkatAgent
 from envs import skat_v0
 from envs.skat import actions as A
 from envs.skat.cards import CLUBS, GRAND, parse_cards
-from envs.skat.observation import observe
-from envs.skat.rules import PHASE_NAMES, PLAY, SkatGame
+from envs.skat.observation import decode, observe
+from envs.skat.rules import DONE, PHASE_NAMES, PLAY, SkatGame
+from tests import skat_golden
 
 _BIDS = range(A.BID, A.BID + A.NUM_BIDS)
 
@@ -49,10 +55,10 @@ def _run_deals(n, seed, rule_seats, **options):
             action = player.act(obs)
             if player is rule:
                 assert obs["action_mask"][action] == 1, f"illegal {A.ACTION_NAMES[action]}"
-                phase = int(np.argmax(obs["observation"][323:331]))
-                phases[PHASE_NAMES[phase]] += 1
+                view = decode(obs["observation"])
+                phases[PHASE_NAMES[view.phase]] += 1
                 if action in _BIDS or action == A.HOLD:
-                    bid = A.BID_VALUES[action - A.BID] if action in _BIDS else round(obs["observation"][331] * 264)
+                    bid = A.BID_VALUES[action - A.BID] if action in _BIDS else view.bid
                     assert bid <= rule.bid_limit(obs), "bid past its own evaluation"
             env.step(action)
         for k, a in enumerate(env.possible_agents):
@@ -91,7 +97,7 @@ class _Bidder(RandomAgent):
 
     def act(self, observation):
         mask = observation["action_mask"]
-        bid = round(float(observation["observation"][331]) * A.MAX_BID)
+        bid = decode(observation["observation"]).bid
         if mask[A.HOLD]:
             return A.HOLD if bid <= self.cap else A.PASS
         bids = [a for a in _BIDS if mask[a]]
@@ -192,19 +198,19 @@ def test_spades_hand_reaches_a_spades_value():
 
 def test_keeps_track_of_cards_and_voids(monkeypatch):
     """What the player thinks each other seat may hold always contains that seat's real cards, and
-    the voids it rebuilds from earlier tricks narrow it down."""
-    from agents import skat_heuristics as H
+    the voids it reads from the observation narrow it down."""
+    from agents import skat_seen
 
     seen = []
 
-    class Recording(H.Seen):
+    class Recording(skat_seen.Seen):
         __slots__ = ()
 
         def __init__(self, *args):
             super().__init__(*args)
             seen.append(self)
 
-    monkeypatch.setattr(H, "Seen", Recording)
+    monkeypatch.setattr(skat_seen, "Seen", Recording)
     agent = RuleSkatAgent()
     game = SkatGame()
     checked = narrowed = 0
@@ -231,3 +237,70 @@ def test_without_matadors_are_not_overbid():
     agent = RuleSkatAgent()
     limit, _ = agent.evaluate(parse_cards("DJ HA HT H9 H8 SA C7 C8 D7 D8"), False)
     assert limit < 40
+
+
+# --- no state, the same decisions --------------------------------------------------------------
+def test_decisions_equal_those_recorded_before_the_refactor():
+    """The action sequences of seeded rule-vs-rule and rule-vs-random deals equal those recorded
+    on main (tests/skat_golden.py; ``python -m tests.skat_golden --check`` compares all 6,000)."""
+    expected = json.loads(skat_golden.FIXTURE.read_text())["rule"]
+    for name, options in skat_golden.CONFIGS.items():
+        for seating, deals in (("rule3", 40), ("rule1", 20)):
+            got = skat_golden.play_rule_deals(options, deals, seating)
+            assert not skat_golden.compare(expected[f"{name}/{seating}"], got), f"{name}/{seating} changed"
+
+
+def test_one_instance_plays_every_seat_of_many_tables_at_once():
+    """Ten tables in lockstep, one agent for all thirty seats, decisions batched across tables:
+    the same deals as with one agent per seat, deal by deal."""
+    assert RuleSkatAgent.shareable
+    agent = RuleSkatAgent()
+    expected = json.loads(skat_golden.FIXTURE.read_text())["rule"]
+    for name, options in skat_golden.CONFIGS.items():
+        game = SkatGame(**options)
+        states = [game.new_initial_state(50_000 + seed) for seed in range(2 * skat_golden.BLOCK)]
+        actions = [[] for _ in states]
+        while True:
+            live = [i for i, s in enumerate(states) if s.phase != DONE]
+            if not live:
+                break
+            batch = [{"observation": observe(states[i], states[i].current_player),
+                      "action_mask": skat_golden.action_mask(states[i])} for i in live]
+            for i, action in zip(live, agent.act_batch(batch), strict=True):
+                actions[i].append(action)
+                states[i].apply_action(action)
+        digests = [hashlib.sha256(np.array(a, dtype="<i2").tobytes()).digest() for a in actions]
+        assert not skat_golden.compare(expected[f"{name}/rule3"], skat_golden._blocks(digests)), name
+
+
+def test_each_answer_depends_on_the_observation_alone():
+    """A fresh agent for every decision, the decisions in random order: the same answers."""
+    record = []
+    for options in ({}, {"kontra": True, "ramsch": True}):
+        skat_golden.play_rule_deals(options, 25, "rule3", record=record)
+    played = [RuleSkatAgent().act(obs) for _, obs in record]
+    order = list(range(len(record)))
+    random.Random(0).shuffle(order)
+    agent = RuleSkatAgent()
+    for i in order[:400]:
+        assert agent.act(record[i][1]) == played[i]
+        assert RuleSkatAgent().act(record[i][1]) == played[i]
+
+
+def test_second_discard_after_someone_elses_first():
+    """The first card put away by another player (a driver in pretraining): the rule agent still
+    puts away a legal second card; after its own first card it completes the pair it chose."""
+    hands = ["CJ SJ HJ DJ CA CT CK CQ C9 SA", "C8 C7 ST SK SQ S9 HA HT HK DA", "S8 S7 HQ H9 H8 H7 DT DK DQ D9"]
+    for first_by_rule in (True, False):
+        state = SkatGame().state_from_deal(hands, "D8 D7")
+        for name in ("bid 18", "hold", "pass", "pass", "pickup"):
+            state.apply_action(A.action_index(name))
+        agent = RuleSkatAgent()
+        own = agent.act(_obs(state))
+        pair = agent._best_drop(state.hands[0], 0, 18, True, 2)
+        assert own == A.DISCARD + (pair & -pair).bit_length() - 1
+        state.apply_action(own if first_by_rule else A.action_index("discard D7"))
+        second = RuleSkatAgent().act(_obs(state))
+        assert A.DISCARD <= second < A.DECLARE and state.hands[0] >> (second - A.DISCARD) & 1
+        if first_by_rule:
+            assert 1 << (second - A.DISCARD) | 1 << (own - A.DISCARD) == pair

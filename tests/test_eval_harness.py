@@ -181,7 +181,7 @@ def test_thirtyone_blocks_have_one_winner_and_places():
         assert sorted(places)[0] == 1.0 and list(places).count(1.0) == 1
         assert sum(places) == pytest.approx(6.0)  # places 1..3, shared places averaged
     rows = stats.agent_summary(result, 2.0, resamples=200)
-    assert sum(r["win_rate"] * r["games"] for r in rows) == pytest.approx(len(result.records))
+    assert sum(r["win_rate"] * r["seat_games"] for r in rows) == pytest.approx(len(result.records))
 
 
 # ------------------------------------------------------------------------------------ intervals
@@ -220,7 +220,8 @@ def test_units_needed():
 def test_summaries(skat_result):
     rows = stats.agent_summary(skat_result, 5.0, resamples=300)
     rule, rand = rows
-    assert rule["games"] == rand["games"] == 6 * 9
+    assert rule["seat_games"] == rand["seat_games"] == 6 * 9  # 9 seats per deal over its 6 seatings
+    assert rule["games"] == rand["games"] == 6 * 6  # games played: both sit at every table
     for r in rows:
         assert r["points_per_list"] == pytest.approx(36 * r["points_per_game"])
         assert r["points_per_game_lo"] <= r["points_per_game"] <= r["points_per_game_hi"]

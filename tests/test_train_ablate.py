@@ -25,8 +25,8 @@ def test_handing_every_decision_over_plays_the_teacher():
 
 
 def test_thirtyone_groups_cover_every_kind():
-    assert set(action_kinds("thirtyone")) == {k for kinds in describe("thirtyone").ablation_groups.values() for k in kinds}
-    assert set(action_kinds("skat")) == {k for kinds in describe("skat").ablation_groups.values() for k in kinds}
+    for game in ("thirtyone", "skat"):
+        assert set(action_kinds(game)) == {k for kinds in describe(game).ablation_groups.values() for k in kinds}
     results = ablate("random", "thirtyone", deals=3, seed=1, env_options={"num_players": 3, "lives": 1},
                      progress=False)
     assert set(results) == {"(none)", *describe("thirtyone").ablation_groups}

@@ -69,6 +69,9 @@ class CommonConfig:
     rollout_chunks: int = 0  # env groups handed to free workers; 0: one per worker (fastest on an idle
     #                          machine); > 0: also balances busy cores, and the data no longer depends on num_workers
     torch_threads: int = 1  # torch threads of the update (more can stall when the cores are shared)
+    collection: str = "envs"  # "envs": AEC envs in worker processes; "batched": one vector env (envs.vector) of
+    #                           num_envs games in the trainer process, every decision group in one pass
+    device: str = "cpu"  # collection=batched: where the vector env's tensors live ("cpu", "cuda")
     runtime: str = "local"  # "local": worker processes on this machine; "ray": num_workers Ray actors collect
     #                         and the trainer process only learns (pip install '.[ray]'; train/ray_runtime.py)
     ray_address: str = ""  # runtime=ray: "" -> $RAY_ADDRESS, else a cluster started on this machine, else a new
@@ -114,6 +117,7 @@ TrainConfig.__doc__ = "A training config: the common keys plus one section per a
 SECTIONS = {name for name, hint in get_type_hints(TrainConfig).items() if dataclasses.is_dataclass(hint)}
 POOL_SAMPLING = ("uniform", "recency")
 RUNTIMES = ("local", "ray")
+COLLECTIONS = ("envs", "batched")
 RAY_MISSING = ("runtime=ray needs Ray, an optional extra: pip install -e '.[ray]' "
                "(or pip install 'ray[rllib]==2.60.0'); --set runtime=local runs without it")
 
@@ -262,6 +266,17 @@ def validate(cfg: TrainConfig) -> None:
                 _check_agent(spec, cfg.game, probe, key, fail)
     if cfg.runtime not in RUNTIMES:
         fail("runtime", f"expected one of {list(RUNTIMES)}, got {cfg.runtime!r}")
+    if cfg.collection not in COLLECTIONS:
+        fail("collection", f"expected one of {list(COLLECTIONS)}, got {cfg.collection!r}")
+    if cfg.collection == "batched" and cfg.runtime != "local":
+        fail("collection", "batched collection runs in the trainer process: it needs runtime=local")
+    if cfg.device not in ("cpu", "cuda") and not cfg.device.startswith("cuda:"):
+        fail("device", f"expected cpu, cuda or cuda:N, got {cfg.device!r}")
+    if cfg.device != "cpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            fail("device", f"{cfg.device!r} asked for, but torch sees no CUDA device here")
     if cfg.runtime == "ray" and importlib.util.find_spec("ray") is None:
         fail("runtime", RAY_MISSING)
     if cfg.ray_cpus_per_worker <= 0:

@@ -60,3 +60,19 @@ class StopRequest:
             yield
         finally:
             self._immediate = False
+
+
+@contextlib.contextmanager
+def children_ignore_signals() -> Iterator[None]:
+    """Start worker processes inside this block: they are born ignoring SIGINT and SIGTERM (a Ctrl-C
+    reaches the whole process group, and a worker hit while it is still importing would print a
+    traceback); the parent stops them itself. The parent's own handlers are restored on exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

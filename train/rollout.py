@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import multiprocessing.connection
-import signal
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from agents import algorithm
 from agents.networks import build_network
 from arena import Deal, Episode, Request, env_shape, episode_of, play
 from envs.games import describe
+from train.interrupt import children_ignore_signals
 from train.opponents import SeatFiller, label
 
 LEARNER = "learner"  # the label of a seat played (and recorded) by the learner
@@ -199,7 +199,6 @@ class RolloutWorker:
 
 def _worker_main(conn: Any, spec: RolloutSpec) -> None:
     torch.set_num_threads(1)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the trainer stops us
     try:
         worker = RolloutWorker(spec)
         conn.send(("ready", None))
@@ -243,7 +242,8 @@ class Collector:
         for _ in range(1, num_workers):
             parent, child = context.Pipe()
             process = context.Process(target=_worker_main, args=(child, spec), daemon=True)
-            process.start()
+            with children_ignore_signals():
+                process.start()
             child.close()
             self.remotes.append((parent, process, set()))
         for conn, _, _ in self.remotes:

@@ -6,6 +6,7 @@ TensorBoard tags (under ``runs/<run name>/``)::
     charts/episodic_return, charts/episodic_length, charts/SPS, charts/learning_rate, charts/episodes
     losses/{policy_loss, value_loss, entropy, old_approx_kl, approx_kl, clipfrac, explained_variance}   (PPO)
     losses/{rl_loss, sl_loss, q_values}, charts/{epsilon, best_response_fraction, reservoir_size, replay_size}  (NFSP)
+    losses/{value_loss, q_values, returns}, charts/epsilon                                              (DMC)
     eval/{mean_score, mean_score_ci, win_rate}_vs_<opponent>     (seats rotated, train.evaluate)
     eval/{advantage, advantage_ci}_vs_<opponent>   (eval_duplicate: minus the opponent's score, same seat and deal)
     game/<key>          means of env.unwrapped.episode_stats() over the update's deals
@@ -31,14 +32,14 @@ from tqdm import tqdm
 from agents import algorithm, checkpoint
 from agents.networks import network_spec
 from agents.neural import NeuralAgent
-from arena import env_shape
+from arena import Episode, env_shape
 from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
 from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
 from train.pretrain import pretrain as clone_teacher
-from train.rollout import LEARNER, Collector, Episode, RolloutSpec, split_envs
+from train.rollout import LEARNER, Collector, RolloutSpec, split_envs
 
 EVAL_METRICS = ("mean_score", "win_rate")
 
@@ -64,8 +65,9 @@ class Trainer:
 
         self.obs_size, self.num_actions = env_shape(describe(cfg.game).raw_env(**cfg.env_options))
         learner_cls = algorithm(cfg.algorithm)
+        extra = {"game": cfg.game} if getattr(learner_cls, "needs_game", False) else {}
         self.network_spec = network_spec(learner_cls.network_kind, self.obs_size, self.num_actions,
-                                         cfg.hidden, cfg.activation)
+                                         cfg.hidden, cfg.activation, **extra)
         self.learner = learner_cls(self.network_spec, cfg.algo)
         self.pool = OpponentPool(cfg.opponents, cfg.pool_size, cfg.pool_sampling)
         self.global_step = 0
@@ -174,6 +176,10 @@ class Trainer:
         chunks = split_envs(cfg.num_envs, min(cfg.rollout_chunks or workers, cfg.num_envs))
         spec = RolloutSpec(cfg.game, cfg.env_options, len(chunks[0]), cfg.algorithm, self.network_spec,
                            self.learner.policy()[0], cfg.learner_seats, cfg.num_steps, cfg.reward_scale, cfg.seed)
+        if cfg.collection == "batched":
+            from train.batched import BatchedCollector
+
+            return BatchedCollector(spec, cfg.num_envs, self.learner.network, cfg.device)
         if (runtime or cfg.runtime) == "ray":  # imported only when asked for: Ray is an optional extra
             from train.ray_runtime import RayCollector
 
@@ -188,6 +194,7 @@ class Trainer:
         Ctrl-C or SIGTERM stops the run within seconds: a collection or evaluation in progress is
         dropped, an update in progress finishes, ``latest.pt`` is written and :class:`TrainingInterrupted`
         says where (``--resume`` continues from it)."""
+        checkpoint.remove_stale_temporaries(self.checkpoint_dir / "latest.pt")  # left by a killed write
         writer = SummaryWriter(str(self.run_dir), purge_step=self.global_step or None)
         with StopRequest() as stop:
             try:
@@ -196,6 +203,9 @@ class Trainer:
                 return self._loop(stop, writer)
             except KeyboardInterrupt:
                 stop.requested = stop.requested or "interrupt"
+            except Exception:
+                if not stop.requested:
+                    raise  # a real failure; otherwise a worker the same signal reached died on the way
             finally:
                 writer.close()
         path = self.save(self.checkpoint_dir / "latest.pt")

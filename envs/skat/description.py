@@ -57,6 +57,22 @@ class SkatDescription(GameDescription):
                           "declarer_points", "game_type/clubs", "game_type/spades", "game_type/hearts",
                           "game_type/diamonds", "game_type/grand", "game_type/null")
 
+    # SkatZero's split: before the declaration (or Ramsch), declarer, the defender after the declarer,
+    # the defender before it.
+    num_roles = 4
+
+    def role_of(self, obs: Any) -> Any:
+        from envs.skat.observation import DECLARER
+
+        declarer = obs[:, DECLARER: DECLARER + 3]  # relative one-hot: me, the next seat, the one after
+        return (declarer.argmax(dim=1) + 1) * (declarer.sum(dim=1) > 0.5)
+
+    def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
+        """The batched engine (``envs.skat.vector``): every Skat option, no Python loop over deals."""
+        from envs.skat.vector import vector_env
+
+        return vector_env(num_envs, device=device, seed=seed, **options)
+
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode
 

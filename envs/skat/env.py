@@ -15,7 +15,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
+from envs.checks import agent_to_step, as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.skat import actions as A
 from envs.skat.cards import CARD_NAMES, GAME_NAMES, NUM_CARDS
 from envs.skat.deal import POSITION_NAMES, deal_from_deck, parse_deal
@@ -148,12 +148,7 @@ class raw_env(AECEnv, EzPickle):
         return self._zero_mask.copy()
 
     def step(self, action: int) -> None:
-        try:
-            agent = self.agent_selection
-            dead = self.terminations[agent] or self.truncations[agent]
-        except (AttributeError, KeyError):  # before the first reset, or every agent has left
-            raise ValueError("step() without a deal in progress: the deal is over (every agent has taken its "
-                             "final step) or reset() was never called; call reset() to deal") from None
+        agent, dead = agent_to_step(self, "deal")
         if dead:
             return self._was_dead_step(action)
         action = as_action(action, A.NUM_ACTIONS, agent)

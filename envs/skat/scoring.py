@@ -55,6 +55,33 @@ class Outcome:
         return v if self.won else -2 * v
 
 
+def multiplier_steps(contract: Contract, declarer_cards: int, declarer_points: int,
+                     declarer_tricks: int) -> list[tuple[str, int]]:
+    """The levels of a suit or grand game's multiplier, one step each as (name, levels), in the
+    Skat Order's sequence: ``("with 2", 2)`` or ``("without 3", 3)``, ``("game", 1)``, then
+    ``hand``, ``schneider``, ``schneider announced``, ``schwarz``, ``schwarz announced``, ``ouvert``
+    where they count. Their sum is the multiplier :func:`settle` charges (before an overbid)."""
+    if contract.game == NULL:
+        raise ValueError("a null game has a fixed value, no multiplier")
+    mat = matadors(contract.game, declarer_cards)
+    schneider = declarer_points >= 90 or declarer_points <= 30
+    schwarz = declarer_tricks in (0, 10)
+    # Announced levels count even when they fail: the declarer then loses what a success would
+    # have won (schneider/schwarz counted as reached).
+    steps = [(f"{'with' if mat > 0 else 'without'} {abs(mat)}", abs(mat)), ("game", 1)]
+    for name, counts in (
+        ("hand", contract.hand),
+        ("schneider", schneider or contract.schneider),
+        ("schneider announced", contract.schneider),
+        ("schwarz", schwarz or contract.schwarz),
+        ("schwarz announced", contract.schwarz),
+        ("ouvert", contract.ouvert),
+    ):
+        if counts:
+            steps.append((name, 1))
+    return steps
+
+
 def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: int, declarer_tricks: int,
            doubling: int = 1) -> Outcome:
     """Score a finished game. ``declarer_cards`` is the declarer's hand as dealt plus the skat.
@@ -72,24 +99,15 @@ def settle(contract: Contract, bid: int, declarer_cards: int, declarer_points: i
 
     mat = matadors(contract.game, declarer_cards)
     schwarz_won = declarer_tricks == 10
-    schwarz_lost = declarer_tricks == 0
     schneider = declarer_points >= 90 or declarer_points <= 30
-    schwarz = schwarz_won or schwarz_lost
+    schwarz = schwarz_won or declarer_tricks == 0
     if contract.schwarz:
         made = schwarz_won
     elif contract.schneider:
         made = declarer_points >= 90
     else:
         made = declarer_points >= 61
-    # Announced levels count even when they fail: the declarer then loses what a success would
-    # have won (schneider/schwarz counted as reached).
-    level = abs(mat) + 1
-    level += contract.hand
-    level += schneider or contract.schneider
-    level += contract.schneider
-    level += schwarz or contract.schwarz
-    level += contract.schwarz
-    level += contract.ouvert
+    level = sum(n for _, n in multiplier_steps(contract, declarer_cards, declarer_points, declarer_tricks))
     base = BASE_VALUES[contract.game]
     value = base * level
     overbid = value < bid

@@ -30,7 +30,7 @@ from gymnasium.logger import warn
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from envs.checks import as_action, as_seat, as_seed, check_keys, check_reset_options
+from envs.checks import agent_to_step, as_action, as_seat, as_seed, check_keys, check_reset_options
 from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
 from envs.thirtyone.observation import OBS_SIZE, ObservationEncoder
 from envs.thirtyone.render import render_text
@@ -157,12 +157,7 @@ class raw_env(AECEnv, EzPickle):
         return np.zeros(NUM_ACTIONS, _INT8)
 
     def step(self, action: Any) -> None:
-        try:
-            agent = self.agent_selection
-            dead = self.terminations[agent] or self.truncations[agent]
-        except (AttributeError, KeyError):  # before the first reset, or every agent has left
-            raise ValueError("step() without a game in progress: the game is over (every agent has taken its "
-                             "final step) or reset() was never called; call reset() to deal") from None
+        agent, dead = agent_to_step(self, "game")
         if dead:
             self._was_dead_step(action)
             return

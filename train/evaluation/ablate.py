@@ -33,6 +33,7 @@ import agents
 from agents.base import Agent, Observation
 from envs.games import GAMES, describe
 from train.evaluation.baseline import EvalResult, evaluate
+from train.interrupt import children_ignore_signals
 
 
 class HandOver(Agent):
@@ -96,7 +97,8 @@ def ablate(agent_spec: str, game: str, teacher: str = "rule", groups: dict[str, 
             bar.update(1)
     else:
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = {pool.submit(_run, *job): name for name, job in args.items()}
+            with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
+                futures = {pool.submit(_run, *job): name for name, job in args.items()}
             for future in as_completed(futures):
                 results[futures[future]] = future.result()
                 bar.update(1)

@@ -62,10 +62,10 @@ def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any]
     envs = [describe(game).raw_env(**(env_options or {})) for _ in range(min(num_envs, episodes))]
     n = len(envs[0].possible_agents)
     shape = env_shape(envs[0])
-    rng = np.random.default_rng([seed, 7919])
+    rng = np.random.default_rng([seed, 7919])  # the deals; agents are seeded by where they sit
 
     def build(spec: str, table: int, seat: int) -> Agent:
-        made = agents.make(spec, game=game, seed=int(rng.integers(2**31)))
+        made = agents.make(spec, game=game, seed=_agent_seed(seed, table, seat))
         check_shape(made, shape, spec)
         return made
 
@@ -88,7 +88,7 @@ def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any]
         return result
 
     replayed = iter(deals)
-    baselines = AgentCache(lambda spec, table, seat: agents.make(spec, game=game, seed=int(rng.integers(2**31))))
+    baselines = AgentCache(lambda spec, table, seat: agents.make(spec, game=game, seed=_agent_seed(seed, table, -1)))
 
     def start_replay(i: int) -> Deal | None:
         deal_seed, seat = next(replayed, (None, 0))
@@ -110,6 +110,10 @@ def evaluate(agent: Agent, opponent: str, game: str, env_options: dict[str, Any]
     advantage = normal_mean(diffs)
     result.advantage, result.advantage_ci = advantage.value, advantage.half_width
     return result
+
+
+def _agent_seed(seed: int, table: int, seat: int) -> int:
+    return int(np.random.SeedSequence([seed, 7919, table, seat + 1]).generate_state(1)[0])
 
 
 def summarize(opponent: str, results: list[Episode]) -> EvalResult:

@@ -28,6 +28,7 @@ import yaml
 from agents import split_spec
 from agents.user import is_class_spec
 from envs.games import GAMES, GameDescription, describe
+from train.errors import report_error
 from train.evaluation import stats
 from train.evaluation.match import MatchConfig, MatchResult, games_per_unit, run_match
 
@@ -108,10 +109,13 @@ def pair_table(game: GameDescription, rows: list[dict[str, Any]], target: float)
     key = f"diff_{game.headline}"
     for r in rows:
         verdict = ("A stronger" if r["lo"] > 0 else "B stronger") if r["significant"] else "no significant difference"
+        if r["units"] < stats.MIN_UNITS:
+            verdict = f"too few {unit} for a verdict"
         need = "-" if r["units_needed"] is None else r["units_needed"]
-        lines.append(f"  {r['agent_a']} - {r['agent_b']}: {f * r[key]:+.2f}{'%' if pct else ''} "
-                     f"[{f * r['lo']:+.2f}, {f * r['hi']:+.2f}] (normal [{f * r['normal_lo']:+.2f}, "
-                     f"{f * r['normal_hi']:+.2f}]); {game.pair_text(r)}; A better in {100 * r['a_better_units']:.0f}% "
+        interval = (f"[{f * r['lo']:+.2f}, {f * r['hi']:+.2f}] (normal [{f * r['normal_lo']:+.2f}, "
+                    f"{f * r['normal_hi']:+.2f}])" if r["lo"] == r["lo"] else "[too few]")
+        lines.append(f"  {r['agent_a']} - {r['agent_b']}: {f * r[key]:+.2f}{'%' if pct else ''} {interval}; "
+                     f"{game.pair_text(r)}; A better in {100 * r['a_better_units']:.0f}% "
                      f"of {unit}, B in {100 * r['b_better_units']:.0f}%; {verdict}; {unit} for ±{target:g}: {need}")
     return "\n".join(lines)
 
@@ -203,9 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return run(args, argv)
-    except (ValueError, ImportError) as e:  # bad agent spec, checkpoint, env option, league file
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except (ValueError, ImportError, OSError) as e:  # bad agent spec, checkpoint, env option, league file, --out
+        return report_error(e)
 
 
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
@@ -236,26 +239,42 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     specs = focus + opponents
     env_options = _env_options(args, game, specs)
     if len(set(specs)) < 2 and league is not None:
-        raise SystemExit("error: the league has no other agent to play; start it with two or more, "
-                         "e.g. `--league FILE --game skat random rule`")
+        seeds = [s for s in shipped(game) if s not in specs]
+        print(f"league: {args.league} has no other {game} agent yet; seeding it with the shipped agents: "
+              f"{', '.join(seeds)}")
+        opponents += seeds
+        specs = focus + opponents
     schedule = args.schedule or ("pairs" if opponents else "table")
     focus_idx = list(range(len(focus))) if schedule == "pairs" and opponents else None
     description = describe(game)
+    out = Path(args.out or f"runs/eval/{game}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; give a folder for summary.csv, pairwise.csv, games.csv, "
+                         "plot.png and run.json")
     target = args.target_ci if args.target_ci is not None else description.default_target_ci
     cfg = MatchConfig(game, specs, args.deals, args.seed, env_options, schedule, focus_idx, args.greedy)
     cfg.chunk_size = args.chunk_size or max(1, round(description.games_per_work_item / games_per_unit(cfg)))
     result = run_match(cfg, workers=args.workers, progress=not args.no_progress)
     rows = stats.agent_summary(result, target, args.resamples, args.seed)
     pairs = stats.pairwise_summary(result, target, args.resamples, args.seed)
+    small = args.deals < stats.MIN_UNITS
+    if small:  # intervals and verdicts from a handful of units would only mislead
+        for row in rows:
+            for metric in description.metrics:
+                row[f"{metric.name}_lo"] = row[f"{metric.name}_hi"] = float("nan")
+        for row in pairs:
+            row["significant"] = False
+            row.update({k: float("nan") for k in row if k.endswith(("lo", "hi"))})
     unit = description.unit_phrase
     title = (f"{game}: {args.deals} {unit}, {len(result.records)} games, seed {args.seed}, schedule {schedule}"
              f"{', env ' + json.dumps(env_options) if env_options else ''}")
     note = description.table_note(result.seats)
     print(title + f"\n95% intervals: paired bootstrap over {unit.split()[-1]} ({args.resamples} resamples){note}")
+    if small:
+        print(f"note: {args.deals} {description.unit}s is too small a sample for intervals or verdicts "
+              f"(at least {stats.MIN_UNITS}); run more --deals")
     print(agent_table(description, rows, target))
     print(pair_table(description, pairs, target))
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out or f"runs/eval/{game}-{stamp}")
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "summary.csv", rows)
     write_csv(out / "pairwise.csv", pairs)

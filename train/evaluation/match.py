@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -38,6 +37,7 @@ import numpy as np
 import agents
 from arena import AgentCache, Deal, Finished, play
 from envs.games import GameDescription, describe
+from train.interrupt import children_ignore_signals
 
 
 # ------------------------------------------------------------------------------------ agents
@@ -179,7 +179,7 @@ def play_chunk(cfg: MatchConfig, chunk: int, start: int, stop: int) -> list[Game
 def _worker_init() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # one torch thread per worker: the pool is the parallelism
     os.environ.setdefault("MKL_NUM_THREADS", "1")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the parent cancels the pool and reports once
+
 
 
 def _chunk_job(args: tuple[MatchConfig, int, int, int]) -> tuple[int, list[GameRecord]]:
@@ -226,7 +226,8 @@ def run_match(cfg: MatchConfig, workers: int = 2, progress: bool = True) -> Matc
             # spawn, not fork: a parent that has used torch threads must not be forked
             ctx = mp.get_context("spawn")
             with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_worker_init) as pool:
-                futures = [pool.submit(_chunk_job, task) for task in tasks]
+                with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
+                    futures = [pool.submit(_chunk_job, task) for task in tasks]
                 try:
                     for future in as_completed(futures):
                         i, recs = future.result()

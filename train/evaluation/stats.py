@@ -25,6 +25,7 @@ import numpy as np
 from train.evaluation.match import MatchResult
 
 Z95 = 1.959963984540054
+MIN_UNITS = 10  # fewer units than this: no intervals and no verdicts are reported (the sample is too small)
 DEFAULT_RESAMPLES = 2000
 _BLOCK_CELLS = 2_000_000  # resample weights held in memory at once (resamples x units)
 
@@ -199,11 +200,12 @@ def agent_summary(result: MatchResult, target: float, resamples: int = DEFAULT_R
     den = np.stack([totals[:, a, fields.index(m.denominator)] for a in range(len(result.labels)) for m in metrics], 1)
     estimates = bootstrap_ratios(num, den, resamples, seed)
     key, field, scale = headline(result)
+    played = [sum(a in r.seating for r in result.records) for a in range(len(result.labels))]
     rows = []
     for a, label in enumerate(result.labels):
-        games = totals[:, a, 0]
+        games = totals[:, a, 0]  # seat-games: an agent in two seats of one game counts twice (the metrics' unit)
         row: dict[str, Any] = {"agent": label, "spec": result.config.specs[a], "units": int((games > 0).sum()),
-                               "games": int(games.sum())}
+                               "games": played[a], "seat_games": int(games.sum())}
         for j, metric in enumerate(metrics):
             e = estimates[a * len(metrics) + j]
             row.update({metric.name: e.value, f"{metric.name}_lo": e.low, f"{metric.name}_hi": e.high})

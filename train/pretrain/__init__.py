@@ -63,6 +63,7 @@ from agents.base import Observation
 from agents.networks import adam, masked_log_probs
 from arena import Deal, Request, play
 from envs.games import describe
+from train.interrupt import children_ignore_signals
 
 CHUNK = 50  # deals per work item
 
@@ -200,7 +201,9 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
             parts[index] = part
             bar.update(sizes[index])
     else:
-        with mp.get_context("spawn").Pool(workers) as pool:
+        with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
+            pool = mp.get_context("spawn").Pool(workers)
+        with pool:
             for index, part in pool.imap_unordered(_chunk_job, jobs):
                 parts[index] = part
                 bar.update(sizes[index])

@@ -5,6 +5,6 @@
 here are built from it (``tables``), the rules step is ``engine``, observations and masks ``observe``.
 """
 
-from envs.skat.vector.env import SkatVectorEnv, VectorState, vector_env
+from envs.skat.vector.env import SkatVectorEnv, SkatVectorState, vector_env
 
-__all__ = ["SkatVectorEnv", "VectorState", "vector_env"]
+__all__ = ["SkatVectorEnv", "SkatVectorState", "vector_env"]

@@ -37,17 +37,16 @@ from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT,
 from envs.skat.vector.observe import Context, legal_mask, observe
 from envs.skat.vector.score import rewards_by_seat
 from envs.skat.vector.tables import tables
+from envs.vector import VectorState
 
 
-@dataclass(frozen=True)
-class VectorState:
-    """What ``reset`` and ``step`` return; every tensor is new (later steps never change it)."""
+@dataclass
+class SkatVectorState(VectorState):
+    """What ``reset`` and ``step`` return: the contract's fields (``envs.vector.VectorState``:
+    observation float32 [N, OBSERVATION_SIZE] of the acting seat, action_mask bool [N, NUM_ACTIONS],
+    current_player int64 [N] (forehand's seat once the deal is over), rewards float32 [N, 3] by
+    seat, terminated bool [N]) and three of Skat's. Every tensor is new: later steps never change it."""
 
-    observation: torch.Tensor  # float32 [N, OBSERVATION_SIZE]: the acting seat's observation
-    action_mask: torch.Tensor  # bool [N, NUM_ACTIONS]
-    current_player: torch.Tensor  # int64 [N]: the seat to act (player_i), forehand's once over
-    rewards: torch.Tensor  # float32 [N, 3] by seat: what each seat received in this step
-    terminated: torch.Tensor  # bool [N]: the deal ended in this step
     phase: torch.Tensor  # int64 [N]: the rules core's phase (envs.skat.rules.PHASE_NAMES; 7 done)
     declarer: torch.Tensor  # int64 [N]: the declarer's seat, -1 before the auction ends or none
     dealer: torch.Tensor  # int64 [N]: the dealer's seat
@@ -60,7 +59,7 @@ class SkatVectorEnv:
 
     num_seats = 3
     num_actions = A.NUM_ACTIONS
-    observation_size = OBSERVATION_SIZE
+    obs_size = observation_size = OBSERVATION_SIZE
     observation_version = OBSERVATION_VERSION
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int | None = None,
@@ -125,7 +124,7 @@ class SkatVectorEnv:
 
     # --- the API ----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, deals: Any = None,
-              dealer: int | Sequence[int] | torch.Tensor | None = None) -> VectorState:
+              dealer: int | Sequence[int] | torch.Tensor | None = None) -> SkatVectorState:
         """New deals in every slot. ``seed`` reseeds the deals and restarts the dealer rotation
         (as ``raw_env.reset(seed=...)``). ``deals``: N chosen deals, either an int64 tensor
         [N, 4] of bit sets (hands of player_0, player_1, player_2, then the skat) or a list of N
@@ -146,7 +145,7 @@ class SkatVectorEnv:
         self._any_terminated = False
         return self._state(torch.zeros(n, 3, dtype=torch.float32, device=self.device), self._terminated)
 
-    def step(self, actions: Any) -> VectorState:
+    def step(self, actions: Any) -> SkatVectorState:
         """One action per slot (int64 [N]) for the seat to act; a slot whose deal ended in the
         previous step gets a new deal instead (its action is ignored)."""
         a = self._action_arg(actions)
@@ -168,12 +167,12 @@ class SkatVectorEnv:
         self._any_terminated = bool(ended.any())
         return self._state(rewards, ended)
 
-    def _state(self, rewards: torch.Tensor, terminated: torch.Tensor) -> VectorState:
+    def _state(self, rewards: torch.Tensor, terminated: torch.Tensor) -> SkatVectorState:
         b, T = self.batch, self.T
         self._mask = legal_mask(b, T, self._ctx)
         phase, cur, declarer, dealer = b.s[PHASE], b.s[CUR], b.s[DECLARER], b.s[DEALER]
         declarer = torch.where(declarer >= 0, T.seat_of.index_select(0, dealer * 3 + declarer.clamp(min=0)), -1)
-        return VectorState(
+        return SkatVectorState(
             observation=observe(b, T, self._ctx),
             action_mask=self._mask,
             current_player=T.seat_of.index_select(0, dealer * 3 + cur),
@@ -192,6 +191,9 @@ class SkatVectorEnv:
         dealer = b.s[DEALER]
         hands = b.dealt[:3].gather(0, self.T.pos_of_seat.index_select(0, dealer).t()).t()
         return {"hands": hands, "skat": b.dealt[3].clone(), "dealer": dealer.clone()}
+
+    def close(self) -> None:
+        """Nothing to release (the tensors go with the object); here for the envs' interface."""
 
     # --- input checks -----------------------------------------------------------------------
     def _action_arg(self, actions: Any) -> torch.Tensor:

@@ -23,6 +23,16 @@ from envs.skat.vector.tables import (
     K_SKAT,
     K_STAGE3,
     NB,
+    S_BID,
+    S_CARD_POINTS,
+    S_CONTRACT_END,
+    S_GAME_TYPE,
+    S_KONTRA_ON,
+    S_MAX_CALL,
+    S_RAMSCH_ON,
+    S_TOURNAMENT,
+    S_TRICK_COUNT,
+    S_VOIDS,
     Tables,
 )
 
@@ -36,9 +46,9 @@ class Context:
 
     def __init__(self, T: Tables, options, n: int) -> None:
         self.aux_rows = T.aux_rows.clone()
-        self.aux_rows[:, 53] = float(options.ramsch)
-        self.aux_rows[:, 54] = float(options.kontra)
-        self.aux_rows[:, 55] = float(options.scoring == "tournament")
+        self.aux_rows[:, S_RAMSCH_ON] = float(options.ramsch)
+        self.aux_rows[:, S_KONTRA_ON] = float(options.kontra)
+        self.aux_rows[:, S_TOURNAMENT] = float(options.scoring == "tournament")
         self.ramsch = options.ramsch
         self.feature_base = T.feature_base[:, None, None]
         self.rot = T.rot.t().contiguous()  # [relative seat, observer] -> position
@@ -75,16 +85,16 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
         ck = torch.where(contract >= 0, contract + 1, torch.where(phase >= PLAY, NUM_CONTRACTS + 1, 0))
     else:
         ck = contract + 1
-    s[:, 30:43] = T.contract_rows.index_select(0, ck * 3 + level)
-    s[:, 11] = _pick(T.feature_value, bid)
+    s[:, S_GAME_TYPE:S_CONTRACT_END] = T.contract_rows.index_select(0, ck * 3 + level)
+    s[:, S_BID] = _pick(T.feature_value, bid)
     rel = b.pos.gather(1, ctx.rot.index_select(1, p)[None].expand(6, 3, n))  # [6, 3, N] by relative seat
     index = (rel[:F_VOIDS] + ctx.feature_base).permute(2, 0, 1).reshape(-1)
     values = _pick(T.feature_value, index).view(n, F_VOIDS, 3)
-    s[:, 12:21] = values[:, :3].reshape(n, 9)
-    s[:, 43:49] = values[:, 3:].reshape(n, 6)
-    s[:, 49] = _pick(T.trick_count_value, tcount)
+    s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :3].reshape(n, 9)  # max call, passed, called
+    s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 3:].reshape(n, 6)  # card points, tricks won
+    s[:, S_TRICK_COUNT] = _pick(T.trick_count_value, tcount)
     voids = rel[F_VOIDS]
-    s[:, 56:71] = T.void_rows.index_select(0, voids[0] | voids[1] << 5 | voids[2] << 10)
+    s[:, S_VOIDS:] = T.void_rows.index_select(0, voids[0] | voids[1] << 5 | voids[2] << 10)
     return out
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from envs.skat import actions as A
+from envs.skat import observation as O
 from envs.skat.cards import (
     EFF_SUIT,
     FOLLOW,
@@ -42,6 +43,23 @@ K_KONTRA = K_DECLARE + 2 * (NB + 1)
 K_RE = K_KONTRA + 1
 K_DONE = K_RE + 1  # a finished deal: every action accepted (and ignored), as pgx does
 NUM_MASK_KEYS = K_DONE + 1
+
+# --- scalar offsets (from the start of the scalars) of the observation layout's fields --------
+def _scalar(offset: int) -> int:
+    return offset - O.SCALAR_OFFSET
+
+
+S_POSITION, S_PHASE, S_BID, S_MAX_CALL, S_BIDDER, S_LISTENER, S_DECLARER = (
+    _scalar(x) for x in (O.POSITION, O.PHASE, O.BID, O.MAX_CALL, O.BIDDER, O.LISTENER, O.DECLARER))
+S_GAME_TYPE, S_RAMSCH, S_HAND_GAME, S_KONTRA, S_RE = (
+    _scalar(x) for x in (O.GAME_TYPE, O.RAMSCH, O.HAND_GAME, O.KONTRA, O.RE))
+S_CARD_POINTS, S_TRICK_COUNT, S_LEADER, S_RAMSCH_ON, S_KONTRA_ON, S_TOURNAMENT, S_VOIDS = (
+    _scalar(x) for x in (O.CARD_POINTS, O.TRICK_COUNT, O.LEADER, O.RAMSCH_ON, O.KONTRA_ON, O.TOURNAMENT, O.VOIDS))
+S_CONTRACT_END = S_RE + 1  # game type .. re: one block written from the contract and the doubling
+# the blocks the engine writes in one piece must be contiguous in the layout
+assert O.PASSED == O.MAX_CALL + 3 and O.CALLED == O.PASSED + 3 and O.TRICKS_WON == O.CARD_POINTS + 3
+assert (O.RAMSCH, O.HAND_GAME, O.SCHNEIDER, O.SCHWARZ, O.OUVERT, O.KONTRA) == tuple(
+    O.GAME_TYPE + 6 + i for i in range(6)) and O.TRICK_COUNT == O.TRICKS_WON + 3
 
 # --- the flat feature table of the per-position scalars (index = base + value) --------------
 F_CALL, F_PASSED, F_CALLED, F_POINTS, F_TRICKS = range(5)
@@ -254,13 +272,13 @@ def _observation_tables() -> dict:
                     for declarer in range(-1, 3):
                         for leader in range(3):
                             row = np.zeros(NUM_SCALARS, dtype=np.float32)
-                            row[[p, 3 + phase]] = 1.0
+                            row[[S_POSITION + p, S_PHASE + phase]] = 1.0
                             if phase == AUCTION:
-                                row[[21 + rel[p][bidder], 24 + rel[p][listener]]] = 1.0
+                                row[[S_BIDDER + rel[p][bidder], S_LISTENER + rel[p][listener]]] = 1.0
                             if declarer >= 0:
-                                row[27 + rel[p][declarer]] = 1.0
+                                row[S_DECLARER + rel[p][declarer]] = 1.0
                             if phase == PLAY:
-                                row[50 + rel[p][leader]] = 1.0
+                                row[S_LEADER + rel[p][leader]] = 1.0
                             aux.append(row)
     t["aux_rows"] = np.array(aux)
     cidx = []
@@ -269,12 +287,12 @@ def _observation_tables() -> dict:
             row = np.zeros(NUM_SCALARS, dtype=np.float32)
             if 1 <= ck <= len(A.CONTRACTS):
                 c = A.CONTRACTS[ck - 1]
-                row[30 + c.game] = 1.0
-                row[37:41] = (c.hand, c.schneider, c.schwarz, c.ouvert)
+                row[S_GAME_TYPE + c.game] = 1.0
+                row[S_HAND_GAME:S_HAND_GAME + 4] = (c.hand, c.schneider, c.schwarz, c.ouvert)
             elif ck == len(A.CONTRACTS) + 1:
-                row[36] = 1.0
-            row[41:43] = (level >= 1, level >= 2)
-            cidx.append(row[30:43])
+                row[S_RAMSCH] = 1.0
+            row[[S_KONTRA, S_RE]] = (level >= 1, level >= 2)
+            cidx.append(row[S_GAME_TYPE:S_CONTRACT_END])
     t["contract_rows"] = np.array(cidx)
     t["rot"] = [[(p + r) % 3 for r in range(3)] for p in range(3)]
     inv_bid = 1.0 / MAX_BID

@@ -1,0 +1,1 @@
+"""The web table: ``play.web.server`` and its static page."""

@@ -1,0 +1,84 @@
+"""The vector-env contract (envs.vector) and batched collection (train.batched) on top of it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.networks import build_network, network_spec
+from envs.games import describe
+from envs.vector import AECVectorEnv
+from train.batched import BatchedCollector
+from train.opponents import OpponentPool
+from train.rollout import RolloutSpec
+
+OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 2}}
+
+
+def _random_actions(state, rng):
+    mask = state.action_mask.numpy()
+    return torch.from_numpy(np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1))
+
+
+@pytest.mark.parametrize("game", ["skat", "thirtyone"])
+def test_aec_vector_env_follows_the_contract(game):
+    venv = AECVectorEnv(game, 6, seed=3, **OPTIONS[game])
+    rng = np.random.default_rng(0)
+    state = venv.reset()
+    assert state.observation.shape == (6, venv.obs_size) and state.action_mask.dtype == torch.bool
+    totals = np.zeros((6, venv.num_seats))
+    games_done = 0
+    for _ in range(600):
+        ended = state.terminated.numpy().copy()
+        assert state.action_mask[~state.terminated].any(dim=1).all()  # a game that goes on has a legal move
+        state = venv.step(_random_actions(state, rng))
+        totals += state.rewards.numpy()
+        if ended.any():  # the step after an ending starts a new game there: nothing is paid yet
+            assert not state.rewards.numpy()[ended].any() or game == "thirtyone"
+        games_done += int(state.terminated.sum())
+    assert games_done > 6
+    if game == "skat":  # tournament scores: the declarer's loss is never balanced by the defenders alone
+        assert totals.sum() != 0
+
+
+def test_aec_vector_env_pays_what_the_aec_env_pays():
+    venv = AECVectorEnv("skat", 1, seed=11)
+    state = venv.reset()
+    rng = np.random.default_rng(5)
+    actions, paid = [], np.zeros(3)
+    while not state.terminated[0]:
+        a = _random_actions(state, rng)
+        actions.append(int(a[0]))
+        state = venv.step(a)
+        paid += state.rewards.numpy()[0]
+    env = describe("skat").raw_env()
+    env.reset(seed=int(np.random.SeedSequence([11, 0, 0]).generate_state(1)[0]))
+    for a in actions:
+        env.step(a)
+    assert paid.tolist() == [env._cumulative_rewards[f"player_{i}"] for i in range(3)]
+
+
+@pytest.mark.parametrize("game, learner_seats", [("skat", 1), ("skat", 3), ("thirtyone", 1)])
+def test_batched_collection_credits_each_return_to_its_trajectory(game, learner_seats):
+    env = describe(game).raw_env(**OPTIONS[game])
+    obs, n = env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n
+    spec = network_spec("actor_critic", obs, n, [8], "tanh")
+    rollout = RolloutSpec(game, OPTIONS[game], 4, "ppo", spec, {**spec, "kind": "policy"}, learner_seats, 8, 1.0, 2)
+    torch.manual_seed(0)
+    network = build_network(spec)
+    collector = BatchedCollector(rollout, 5, network)
+    plan = OpponentPool({"random": 1.0, "rule": 1.0}, 4, "uniform").plan()
+    total = 0
+    for update in range(3):
+        batch, episodes = collector.collect(update, plan, [])
+        assert len(batch["action"]) >= 5 * 8 and batch["mask"][np.arange(len(batch["action"])), batch["action"]].all()
+        ends = np.flatnonzero(batch["done"])
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        returns = sorted(round(float(batch["reward"][s:e + 1].sum()), 4) for s, e in zip(starts, ends, strict=True))
+        learner_returns = sorted(round(r, 4) for e in episodes for r, p in zip(e.returns, e.players, strict=True)
+                                 if p == "learner")
+        assert returns == learner_returns  # every finished trajectory, exactly once, with its whole return
+        total += len(batch["action"])
+    # no decision lost or repeated: what the updates got plus what still runs is what the learner decided
+    assert total + len(collector.traj_ids) == collector.decisions

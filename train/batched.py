@@ -1,0 +1,190 @@
+"""Batched collection: the learner's games on a vector env (``envs.vector``), all decisions as tensors.
+
+``collection: batched`` in a config selects it. N games run in lockstep inside one vector env (the
+game's batched engine where it has one, else ``envs.vector.AECVectorEnv``); each step groups the
+games by who is to act: the learner decides for all of its games in one forward pass, each neural
+opponent (``self``, ``snapshot``, a checkpoint) in one pass, ``random`` straight from the masks;
+other agents (``rule``) decide game by game from their numpy observation. Games stay in flight
+across updates: an update trains on the trajectories completed since the last one (at least
+``num_envs * num_steps`` learner decisions), and a trajectory still running carries over (its
+early decisions were taken by the previous weights; PPO's stored log-probabilities account for
+that). Rewards are credited to each learner seat's last decision, as in ``train.rollout``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents import algorithm
+from agents.neural import NeuralAgent
+from agents.random_agent import RandomAgent
+from arena import Episode
+from envs.games import describe
+from train.opponents import SeatFiller, label
+from train.rollout import LEARNER, RolloutSpec, _batch
+
+
+class BatchedCollector:
+    """Same interface as :class:`train.rollout.Collector`: ``collect(update, plan, snapshots)``, ``close()``."""
+
+    def __init__(self, spec: RolloutSpec, num_envs: int, network: nn.Module, device: str = "cpu") -> None:
+        self.spec = spec
+        self.network = network
+        self.venv = describe(spec.game).vector_env(num_envs, device=device, seed=spec.seed, **spec.env_options)
+        self.num_envs = num_envs
+        self.num_seats = self.venv.num_seats
+        self.env_shape = (self.venv.obs_size, self.venv.num_actions)
+        learner_cls = algorithm(spec.algorithm)
+        self.act = learner_cls.act
+        self.actor = getattr(learner_cls, "actor", None)
+        self.filler = SeatFiller(spec.game, spec.policy_spec, network)
+        self.rng = np.random.default_rng([spec.seed, 31337])
+        self.state = None
+        self.seats: list[list[Any]] = []  # per game: the opponent key of each seat (LEARNER for the learner)
+        self.deals = np.zeros(num_envs, np.int64)  # deals started per game (learner seats rotate)
+        self.returns = np.zeros((num_envs, self.num_seats))
+        self.lengths = np.zeros(num_envs, np.int64)
+        self.traj = np.full((num_envs, self.num_seats), -1, np.int64)  # current trajectory id per seat
+        self.pending = np.full((num_envs, self.num_seats), -1, np.int64)  # its last transition (row)
+        self.next_traj = 0
+        self.rows: dict[str, list[np.ndarray]] = {}  # transitions not yet handed to an update
+        self.rewards: list[float] = []
+        self.traj_ids: list[int] = []
+        self.finished_traj: set[int] = set()
+        self.traj_length: dict[int, int] = {}  # transitions recorded per trajectory
+        self.decisions = 0  # learner decisions recorded so far
+
+    # --- seating ----------------------------------------------------------------------------------
+
+    def _seat(self, game: int) -> None:
+        """A new deal in ``game``: rotate the learner's seats, draw the opponents."""
+        n, k = self.num_seats, self.spec.learner_seats
+        rotation = int(game + self.deals[game]) % n
+        self.deals[game] += 1
+        learner = {(rotation + j) % n for j in range(k)}
+        keys = [LEARNER if s in learner else self.filler.draw() for s in range(n)]
+        if game < len(self.seats):
+            self.seats[game] = keys
+        else:
+            self.seats.append(keys)
+        self.returns[game] = 0.0
+        self.lengths[game] = 0
+        for s in range(n):
+            self.pending[game, s] = -1
+            if s in learner:
+                self.traj[game, s], self.next_traj = self.next_traj, self.next_traj + 1
+            else:
+                self.traj[game, s] = -1
+
+    # --- collection -------------------------------------------------------------------------------
+
+    def collect(self, update: int, plan: dict[str, Any], snapshots: list[tuple[int, dict[str, Any]]]
+                ) -> tuple[dict[str, np.ndarray], list[Episode]]:
+        """Step every game until the trajectories finished since the last call hold ``num_envs * num_steps``
+        learner decisions; returns them as a batch (trajectory by trajectory) and the deals that ended."""
+        self.filler.update_pool(plan, {i: s for i, s in snapshots if ("snapshot", i) not in self.filler.shared})
+        rng = np.random.default_rng([self.spec.seed, update, 7])
+        self.filler.start_chunk(rng)
+        act = self.actor(self.network, rng) if self.actor is not None else (
+            lambda obs, mask, traj: self.act(self.network, obs, mask, rng))
+        if self.state is None:
+            self.state = self.venv.reset()
+            for game in range(self.num_envs):
+                self._seat(game)
+        target = self.num_envs * self.spec.num_steps
+        episodes: list[Episode] = []
+        finished_rows = 0
+        while finished_rows < target:
+            state = self.state
+            player = state.current_player.cpu().numpy()
+            obs = state.observation.cpu().numpy()
+            mask = state.action_mask.cpu().numpy()
+            ended = state.terminated.cpu().numpy()
+            actions = np.zeros(self.num_envs, np.int64)  # a game that has ended ignores its action
+            groups: dict[int, tuple[Any, list[int]]] = {}
+            learner_games = []
+            for game in np.flatnonzero(~ended).tolist():
+                key = self.seats[game][player[game]]
+                self.lengths[game] += 1
+                if key is LEARNER:
+                    learner_games.append(game)
+                else:
+                    agent = self.filler.agent(key, game, int(player[game]), self.env_shape)
+                    groups.setdefault(id(agent), (agent, []))[1].append(game)
+            if learner_games:
+                games = np.asarray(learner_games)
+                traj = self.traj[games, player[games]]
+                chosen, extra = act(obs[games], mask[games], traj)
+                actions[games] = chosen
+                self._record(obs[games], mask[games], chosen, extra, traj, games, player[games])
+            for agent, games in groups.values():
+                actions[games] = _decide(agent, obs[games], mask[games])
+            self.state = state = self.venv.step(torch.from_numpy(actions).to(state.current_player.device))
+            for game in np.flatnonzero(ended).tolist():  # this step began a new deal in each of them
+                self._seat(game)
+            rewards = state.rewards.cpu().numpy()
+            for game, seat in zip(*np.nonzero(rewards), strict=True):
+                self.returns[game, seat] += rewards[game, seat]
+                row = self.pending[game, seat]
+                if row >= 0:
+                    self.rewards[row] += float(rewards[game, seat]) * self.spec.reward_scale
+            for game in np.flatnonzero(state.terminated.cpu().numpy()).tolist():
+                labels = [LEARNER if k is LEARNER else label(k) for k in self.seats[game]]
+                episodes.append(Episode(self.returns[game].tolist(), labels, int(self.lengths[game])))
+                for t in self.traj[game][self.traj[game] >= 0].tolist():
+                    self.finished_traj.add(t)
+                    finished_rows += self.traj_length.get(t, 0)
+        return self._take_finished(), episodes
+
+    def _record(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, extra: dict[str, np.ndarray],
+                traj: np.ndarray, games: np.ndarray, seats: np.ndarray) -> None:
+        self.decisions += len(actions)
+        for key, values in (("obs", obs), ("mask", mask), ("action", actions), *extra.items()):
+            self.rows.setdefault(key, []).append(np.asarray(values))
+        for game, seat, t in zip(games.tolist(), seats.tolist(), traj.tolist(), strict=True):
+            self.pending[game, seat] = len(self.rewards)
+            self.rewards.append(0.0)
+            self.traj_ids.append(t)
+            self.traj_length[t] = self.traj_length.get(t, 0) + 1
+
+    def _take_finished(self) -> dict[str, np.ndarray]:
+        """The completed trajectories as a batch; the running ones stay for the next update."""
+        if not self.traj_ids:
+            return {}
+        arrays = {key: np.concatenate(blocks) for key, blocks in self.rows.items()}
+        traj = np.asarray(self.traj_ids)
+        finished = np.isin(traj, list(self.finished_traj))
+        extras = {k: [v[finished]] for k, v in arrays.items() if k not in ("obs", "mask", "action")}
+        rewards = np.asarray(self.rewards, np.float32)
+        batch = _batch([arrays["obs"][finished]], [arrays["mask"][finished]], [arrays["action"][finished]],
+                       extras, rewards[finished].tolist(), traj[finished].tolist())
+        keep = ~finished
+        remap = np.full(len(traj), -1, np.int64)
+        remap[keep] = np.arange(int(keep.sum()))
+        self.rows = {k: [v[keep]] for k, v in arrays.items()}
+        self.rewards = rewards[keep].tolist()
+        self.traj_ids = traj[keep].tolist()
+        self.pending = np.where(self.pending >= 0, remap[np.maximum(self.pending, 0)], -1)
+        for t in self.finished_traj:
+            self.traj_length.pop(t, None)
+        self.finished_traj.clear()
+        return batch
+
+    def close(self) -> None:
+        pass
+
+
+def _decide(agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Actions of one opponent for many games: one forward pass, a vectorised draw, or one call per game."""
+    if isinstance(agent, NeuralAgent):
+        return agent.act_arrays(obs, mask)
+    if isinstance(agent, RandomAgent):
+        return np.where(mask, agent.rng.random(mask.shape), -1.0).argmax(axis=1)
+    observations = [{"observation": o, "action_mask": m.astype(np.int8)} for o, m in zip(obs, mask, strict=True)]
+    if hasattr(agent, "act_batch"):
+        return np.asarray(agent.act_batch(observations), np.int64)
+    return np.asarray([agent.act(o) for o in observations], np.int64)
