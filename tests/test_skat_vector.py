@@ -61,17 +61,17 @@ def drive(n: int, steps: int, seed: int, device: str = "cpu", **options) -> int:
         for i, env in enumerate(envs):
             where = f"step {t}, slot {i}, options {options}"
             agent = env.agent_selection
-            assert player[i] == int(agent[-1]), f"{where}: acting seat {player[i]} != {agent}"
             assert bool(terminated[i]) == all(env.terminations.values()), f"{where}: termination differs"
             want = [env.rewards[a] for a in env.possible_agents] if terminated[i] else [0.0, 0.0, 0.0]
             assert rewards[i].tolist() == want, f"{where}: rewards {rewards[i]} != {want}"
+            if terminated[i]:  # no decision: zeros, as envs.vector.AECVectorEnv shows a finished game
+                assert not obs[i].any() and not mask[i].any() and player[i] == 0, f"{where}: finished deal"
+                games += 1
+                continue
+            assert player[i] == int(agent[-1]), f"{where}: acting seat {player[i]} != {agent}"
             ref = env.observe(agent)
             diff = np.flatnonzero(obs[i] != ref["observation"])
             assert diff.size == 0, f"{where}: observation differs at {diff[:10]}"
-            if terminated[i]:
-                assert mask[i].all(), f"{where}: a finished deal's mask is all True"
-                games += 1
-                continue
             legal = np.flatnonzero(ref["action_mask"])
             assert np.array_equal(np.flatnonzero(mask[i]), legal), f"{where}: mask differs"
             if i % 2 == 0 and A.PASS in legal and rng.random() < 0.6:

@@ -10,10 +10,10 @@ one seat per deal unless the ``dealer`` option fixes it), rewards and ending. Di
 
 * ``state.rewards`` [N, 3] is what each seat received in this step: the deal's scores in the step
   that ends it, zero otherwise.
-* A deal that ends shows ``terminated`` and its rewards; its observation is forehand's view of the
-  final position (the AEC env selects forehand then) and its action mask is all True (as in pgx:
-  a masked softmax over it stays finite). The next ``step`` deals a new deal in that slot (the
-  action given for it is ignored) and returns the new deal's first decision.
+* A deal that ends shows ``terminated`` and its rewards, and no decision: observation zeros,
+  action mask all False, ``current_player`` 0 (as ``envs.vector.AECVectorEnv``, the contract's
+  reference, shows a finished game). The next ``step`` deals a new deal in that slot (the action
+  given for it is ignored) and returns the new deal's first decision.
 * Deals are drawn from a torch generator seeded by ``seed``: the same seed, batch size and device
   give the same deals, not the AEC env's. Chosen deals come in through ``reset(deals=...)``.
 """
@@ -78,7 +78,7 @@ class SkatVectorEnv:
         self._seed(seed)
         self._mask: torch.Tensor | None = None
         self._terminated = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
-        self._any_terminated = False
+        self._ended = self._terminated.nonzero().squeeze(1)  # the slots of the deals that just ended
 
     # --- deals ------------------------------------------------------------------------------
     def _seed(self, seed: int | None) -> None:
@@ -142,7 +142,7 @@ class SkatVectorEnv:
         else:
             self._deal(idx, self._deal_arg(deals, dealers), dealers)
         self._terminated = torch.zeros(n, dtype=torch.bool, device=self.device)
-        self._any_terminated = False
+        self._ended = self._terminated.nonzero().squeeze(1)
         return self._state(torch.zeros(n, 3, dtype=torch.float32, device=self.device), self._terminated)
 
     def step(self, actions: Any) -> SkatVectorState:
@@ -157,14 +157,14 @@ class SkatVectorEnv:
             self._check(a, done)
         a = a.clamp(0, A.NUM_ACTIONS - 1)
         ended = advance(b, a, self.T, self.options.kontra, self.options.ramsch)
-        if self._any_terminated:
-            self._deal(done.nonzero().squeeze(1))
+        if len(self._ended):
+            self._deal(self._ended)
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)
         played = (ended & (b.s[TCOUNT] > 0)).nonzero().squeeze(1)  # not passed in
         if len(played):
             rewards[played] = rewards_by_seat(b, played, self.T, self._system, self.options.ramsch)
         self._terminated = ended
-        self._any_terminated = bool(ended.any())
+        self._ended = ended.nonzero().squeeze(1)
         return self._state(rewards, ended)
 
     def _state(self, rewards: torch.Tensor, terminated: torch.Tensor) -> SkatVectorState:
@@ -172,10 +172,15 @@ class SkatVectorEnv:
         self._mask = legal_mask(b, T, self._ctx)
         phase, cur, declarer, dealer = b.s[PHASE], b.s[CUR], b.s[DECLARER], b.s[DEALER]
         declarer = torch.where(declarer >= 0, T.seat_of.index_select(0, dealer * 3 + declarer.clamp(min=0)), -1)
+        observation, player = observe(b, T, self._ctx), T.seat_of.index_select(0, dealer * 3 + cur)
+        if len(self._ended):  # a finished deal has no decision: as envs.vector.AECVectorEnv shows it
+            observation.index_fill_(0, self._ended, 0.0)
+            self._mask.index_fill_(0, self._ended, False)
+            player.index_fill_(0, self._ended, 0)
         return SkatVectorState(
-            observation=observe(b, T, self._ctx),
+            observation=observation,
             action_mask=self._mask,
-            current_player=T.seat_of.index_select(0, dealer * 3 + cur),
+            current_player=player,
             rewards=rewards,
             terminated=terminated,
             phase=phase.clone(),
