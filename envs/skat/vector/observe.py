@@ -11,7 +11,7 @@ import torch
 from envs.skat import actions as A
 from envs.skat.observation import OBSERVATION_SIZE, SCALAR_OFFSET
 from envs.skat.rules import AUCTION, DECLARE, DISCARD, DONE, KONTRA, PLAY, RE, SKAT
-from envs.skat.vector.engine import F_VOIDS, HANDS, NUM_CONTRACTS, Batch
+from envs.skat.vector.engine import F_VOIDS, HANDS, NUM_CONTRACTS, SKAT_DEALT, SKAT_NOW, TRICK, Batch
 from envs.skat.vector.tables import (
     K_BIDDER,
     K_CARDS,
@@ -51,12 +51,20 @@ class Context:
         self.aux_rows[:, S_TOURNAMENT] = float(options.scoring == "tournament")
         self.ramsch = options.ramsch
         self.feature_base = T.feature_base[:, None, None]
-        self.rot = T.rot.t().contiguous()  # [relative seat, observer] -> position
         self.phase_keys = torch.tensor([_PHASE_KEY[ph] for ph in range(8)], dtype=torch.int64, device=T.device)
 
 
 def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return table.index_select(0, index)
+
+
+def rotate(x: torch.Tensor, p: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The rows of ``x`` [..., 3 positions, N] for relative seats 0, 1, 2 of observer ``p`` [N]
+    (relative seat r is position (p + r) % 3). Selection by ``where``: faster than a gather here."""
+    x0, x1, x2 = x.unbind(-2)
+    first, second = p == 0, p == 1
+    return (torch.where(first, x0, torch.where(second, x1, x2)), torch.where(first, x1, torch.where(second, x2, x0)),
+            torch.where(first, x2, torch.where(second, x0, x1)))
 
 
 def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
@@ -70,10 +78,13 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     # multiplication wraps), spreads to -1 or 0, and is masked to the bits of 1.0f
     show_skat = (declarer == p) & (taken == 1)
     ouvert = _pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
-    key = p * 8 + show_skat * 4 + torch.where(ouvert, declarer + 1, 0)
-    words = b.sets.gather(0, T.plane_index.index_select(1, key)).to(torch.int32)  # [10, N]
+    sets = b.sets
+    mine, left, right = rotate(sets[:TRICK + 3].view(3, 3, n), p)  # hands, played, trick of relative seats
+    open_hand = torch.where(ouvert, sets.gather(0, declarer.clamp(min=0)[None])[0], 0)
+    words = torch.stack((mine[0], sets[SKAT_NOW] * show_skat, sets[SKAT_DEALT] * show_skat, mine[1], left[1],
+                         right[1], mine[2], left[2], right[2], open_hand), 1).to(torch.int32)  # [N, 10]
     planes = out.view(torch.int32)[:, :SCALAR_OFFSET].view(n, 10, 32)
-    torch.mul(words.t()[:, :, None], T.unpack_mult, out=planes)
+    torch.mul(words[:, :, None], T.unpack_mult, out=planes)
     planes >>= 31
     planes &= FLOAT_ONE_BITS
     # scalars: one row of one-hots (position, phase, seats) with the table options, the contract's
@@ -87,14 +98,13 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
         ck = contract + 1
     s[:, S_GAME_TYPE:S_CONTRACT_END] = T.contract_rows.index_select(0, ck * 3 + level)
     s[:, S_BID] = _pick(T.feature_value, bid)
-    rel = b.pos.gather(1, ctx.rot.index_select(1, p)[None].expand(6, 3, n))  # [6, 3, N] by relative seat
-    index = (rel[:F_VOIDS] + ctx.feature_base).permute(2, 0, 1).reshape(-1)
+    rel = rotate(b.pos, p)  # per relative seat [6, N]
+    index = (torch.stack([r[:F_VOIDS] for r in rel], -1) + ctx.feature_base).transpose(0, 1).reshape(-1)
     values = _pick(T.feature_value, index).view(n, F_VOIDS, 3)
     s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :3].reshape(n, 9)  # max call, passed, called
     s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 3:].reshape(n, 6)  # card points, tricks won
     s[:, S_TRICK_COUNT] = _pick(T.trick_count_value, tcount)
-    voids = rel[F_VOIDS]
-    s[:, S_VOIDS:] = T.void_rows.index_select(0, voids[0] | voids[1] << 5 | voids[2] << 10)
+    s[:, S_VOIDS:] = T.void_rows.index_select(0, rel[0][F_VOIDS] | rel[1][F_VOIDS] << 5 | rel[2][F_VOIDS] << 10)
     return out
 
 

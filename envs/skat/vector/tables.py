@@ -128,10 +128,8 @@ class Tables:
     low_pos: torch.Tensor  # [8] lowest position in a position bit set (kontra queue)
     mask_rows: torch.Tensor  # [NUM_MASK_KEYS, A] bool
     # observation
-    plane_index: torch.Tensor  # [10, 3*2*4] row of the card-set tensor shown in each plane, by key
     aux_rows: torch.Tensor  # float32 [2592, 71] scalars: the one-hots of position, phase, seats
     contract_rows: torch.Tensor  # float32 [31*3, 13] scalars 30-42: contract, ramsch, kontra, re
-    rot: torch.Tensor  # [3, 3] position of relative seat r for observer p
     feature_base: torch.Tensor  # [5] offset of each per-position feature in feature_value
     feature_value: torch.Tensor  # float32: per-position feature values (bid/264, flags, points/120, tricks/10)
     trick_count_value: torch.Tensor  # float32 [11]
@@ -254,16 +252,6 @@ def _observation_tables() -> dict:
 
     t: dict = {}
     rel = [[(q - p) % 3 for q in range(3)] for p in range(3)]
-    # Card-set columns: 0-2 hands, 3-5 played, 6-8 trick card, 9 skat, 10 skat as dealt, 11 empty.
-    planes = []
-    for p in range(3):
-        for show_skat in (0, 1):
-            for open_hand in range(4):  # 0: no open hand, else the declarer's position + 1
-                row = [p, 9 if show_skat else 11, 10 if show_skat else 11]
-                row += [3 + (p + r) % 3 for r in range(3)] + [6 + (p + r) % 3 for r in range(3)]
-                row.append(open_hand - 1 if open_hand else 11)
-                planes.append(row)
-    t["plane_index"] = np.array(planes).T
     aux = []
     for p in range(3):
         for phase in range(8):
@@ -294,7 +282,6 @@ def _observation_tables() -> dict:
             row[[S_KONTRA, S_RE]] = (level >= 1, level >= 2)
             cidx.append(row[S_GAME_TYPE:S_CONTRACT_END])
     t["contract_rows"] = np.array(cidx)
-    t["rot"] = [[(p + r) % 3 for r in range(3)] for p in range(3)]
     inv_bid = 1.0 / MAX_BID
     features = [
         [_f32(v * inv_bid) for v in (0, *A.BID_VALUES)],  # highest call
@@ -330,8 +317,8 @@ def tables(device: str | torch.device = "cpu") -> Tables:
         return torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
 
     ints = ("bit", "pow32", "action_bit", "action_card", "eff", "follow", "winner_points", "points_byte",
-            "deal_order", "bid_value", "contract_game", "low_pos", "plane_index",
-            "rot", "feature_base", "seat_of", "pos_of_seat", "seq", "matadors", "pow11", "rel_seat", "action_points",
+            "deal_order", "bid_value", "contract_game", "low_pos",
+            "feature_base", "seat_of", "pos_of_seat", "seq", "matadors", "pow11", "rel_seat", "action_points",
             "value", "overbid_value", "declarer_sign")
     return Tables(
         device=device,

@@ -14,6 +14,8 @@ from envs.thirtyone.rules import DISCARD, DRAW, OVER
 from envs.thirtyone.scoring import BLITZ
 from envs.thirtyone.vector.tables import RANKS, SUIT_BITS, Tables
 
+HALF_BITS = (1 << 26) - 1
+
 # rows of Batch.s
 FIELDS = ("phase", "cur", "dealer", "knocker", "locked", "turn", "round", "n_out", "stock_n", "pile_n", "ordered",
           "alive", "fresh")
@@ -78,11 +80,16 @@ def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tenso
     return torch.where(blitz, ((values < BLITZ) & inround).long(), lost)
 
 
-def unpack13(words: torch.Tensor, T: Tables) -> torch.Tensor:
-    """int32 [..., 4, 13]: bit i of each 13-bit suit chunk of 52-card bit sets moved to bit 31 (then
-    ``>> 31`` gives -1 or 0): the card planes of the observation and the mask, in card-id order."""
-    chunks = (words[..., None] >> torch.tensor([0, 13, 26, 39], device=words.device)) & SUIT_BITS
-    return chunks.to(torch.int32)[..., None] * T.unpack_mult
+def unpack52(words: torch.Tensor, T: Tables, out: torch.Tensor | None = None) -> torch.Tensor:
+    """int32 [N, ..., 52] from 52-card bit sets [..., N] (the game index last): bit i of each
+    card moved to bit 31 (then ``>> 31`` gives -1 or 0), for the card planes of the observation and
+    the mask in card-id order; written into ``out`` (viewed [N, ..., 2, 26]) when given. Two 26-bit
+    halves: int32 multiplication wraps, and a longer inner dimension runs faster than four suits."""
+    halves = torch.stack([(words >> 26 * h & HALF_BITS).to(torch.int32) for h in range(2)], -1)
+    halves = halves.movedim(-2, 0).contiguous()  # the game index first
+    if out is not None:
+        out = out.view(*out.shape[:-1], 2, 26)
+    return torch.mul(halves[..., None], T.unpack_mult, out=out).flatten(-2)
 
 
 def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor, T: Tables) -> torch.Tensor:

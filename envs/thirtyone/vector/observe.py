@@ -26,7 +26,7 @@ from envs.thirtyone.vector.engine import (
     best_after_discard,
     hand_value,
     knock_open,
-    unpack13,
+    unpack52,
 )
 from envs.thirtyone.vector.tables import MAX_ROUND_SCALE, MAX_TURN_SCALE, Tables
 
@@ -69,8 +69,8 @@ def observe(b: Batch, T: Tables, R: Rules, ctx: Context) -> torch.Tensor:
     source = torch.cat((b.hand, b.disc, b.known, T.bit.index_select(0, top)[None], T.bit.index_select(0, locked)[None],
                         torch.zeros(1, N, dtype=torch.int64, device=b.device)))
     words = source.gather(0, ctx.plane_index.index_select(1, cur))  # [20, N]
-    planes = out.view(torch.int32)[:, :L.SEATS].view(N, NUM_PLANES, 4, 13)
-    planes.copy_(unpack13(words.t(), T))
+    planes = out.view(torch.int32)[:, :L.SEATS].view(N, NUM_PLANES, NUM_CARDS)
+    unpack52(words, T, out=planes)
     planes >>= 31
     planes &= FLOAT_ONE_BITS
     # seat rows, relative to the observer
@@ -118,7 +118,7 @@ def legal_mask(b: Batch, T: Tables, R: Rules) -> torch.Tensor:
     hand = b.hand.gather(0, s[CUR][None])[0]
     locked = T.bit.index_select(0, torch.where(s[LOCKED] >= 0, s[LOCKED], NUM_CARDS))
     cards = (hand & ~locked) * (phase == DISCARD)
-    mask[:, :NUM_CARDS] = (unpack13(cards, T) >> 31).view(N, NUM_CARDS).to(torch.bool)
+    mask[:, :NUM_CARDS] = (unpack52(cards, T) >> 31).to(torch.bool)
     drawing = phase == DRAW
     mask[:, A.DRAW] = drawing
     mask[:, A.TAKE] = drawing

@@ -40,7 +40,7 @@ class Tables:
     round_pos: torch.Tensor  # [2**n * n * n] (alive mask, dealer, seat) -> place from the dealer's left (-1 out)
     active: torch.Tensor  # [2**n] players in
     rot: torch.Tensor  # [n, n] observer, relative seat -> seat
-    unpack_mult: torch.Tensor  # int32 [13]: multiplying by it moves bit i to bit 31
+    unpack_mult: torch.Tensor  # int32 [26]: multiplying by it moves bit i to bit 31
     stock_value: torch.Tensor  # float32 [53]: size / 52
     turn_value: torch.Tensor  # float32 [MAX_TURN_SCALE]: min(turn / 100, 1)
     lap_value: torch.Tensor  # float32 [10 * MAX_TURN_SCALE]: active, turn -> min(turn / (10 active), 1)
@@ -71,7 +71,7 @@ def _host(n: int) -> dict:
     t["next_seat"], t["round_pos"] = nxt.reshape(-1), pos.reshape(-1)
     t["active"] = [bin(m).count("1") for m in range(1 << n)]
     t["rot"] = [[(o + r) % n for r in range(n)] for o in range(n)]
-    t["unpack_mult"] = np.array([1 << (31 - i) for i in range(RANKS)], dtype=np.uint32).view(np.int32)
+    t["unpack_mult"] = np.array([1 << (31 - i) for i in range(26)], dtype=np.uint32).view(np.int32)
     t["stock_value"] = [_f32(k / 52.0) for k in range(NUM_CARDS + 1)]
     t["turn_value"] = [_f32(x / 100.0 if x < 100 else 1.0) for x in range(MAX_TURN_SCALE)]
     t["lap_value"] = [_f32(min(x * (1.0 / (10.0 * a)), 1.0)) if a else 0.0
