@@ -89,12 +89,12 @@ def drive(n: int, steps: int, seed: int, device: str = "cpu", **options) -> int:
 
 @pytest.mark.parametrize("options", COMBOS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_equal_to_aec_env(options):
-    assert drive(12, 130, seed=len(str(options)), **options) >= 25
+    assert drive(10, 100, seed=len(str(options)), **options) >= 15
 
 
 @pytest.mark.parametrize("dealer", [0, 1, 2])
 def test_fixed_dealer_equal_to_aec_env(dealer):
-    assert drive(6, 90, seed=dealer, dealer=dealer) >= 8
+    assert drive(6, 60, seed=dealer, dealer=dealer) >= 4
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -110,7 +110,7 @@ def test_device_runs_the_same_games(device):
     b = other.reset(deals=chosen.to(device), dealer=cards["dealer"].to(device))
     gen = torch.Generator().manual_seed(0)
     live = torch.ones(32, dtype=torch.bool)
-    for _ in range(60):
+    for _ in range(40):
         for field in ("observation", "action_mask", "current_player", "rewards", "terminated"):
             assert torch.equal(getattr(a, field)[live], getattr(b, field).cpu()[live]), field
         live &= ~a.terminated
@@ -219,7 +219,7 @@ def test_scores_equal_settle_and_seat_scores(system):
     from envs.skat.vector.tables import tables
 
     rng = np.random.default_rng(1)
-    n, T = 3000, tables("cpu")
+    n, T = 1500, tables("cpu")
     b = Batch(n, torch.device("cpu"))
     want = []
     for i in range(n):
