@@ -12,7 +12,7 @@ from envs.thirtyone import actions as A
 from envs.thirtyone.cards import NUM_CARDS
 from envs.thirtyone.rules import DISCARD, DRAW, OVER
 from envs.thirtyone.scoring import BLITZ
-from envs.thirtyone.vector.tables import RANKS, SUIT_BITS, Tables
+from envs.thirtyone.vector.tables import SUIT_BITS, Tables
 
 HALF_BITS = (1 << 26) - 1
 
@@ -47,23 +47,21 @@ class Batch:
 
 def hand_value(hand: torch.Tensor, T: Tables) -> torch.Tensor:
     """The best single-suit total of each hand (``scoring.hand_value`` without the bonus options)."""
-    def suit(s: int) -> torch.Tensor:
-        return T.suit_sum.index_select(0, (hand >> RANKS * s & SUIT_BITS).reshape(-1)).view(hand.shape)
-
-    return torch.maximum(torch.maximum(suit(0), suit(1)), torch.maximum(suit(2), suit(3)))
+    suits = (hand[None] >> T.suit_shift.view(-1, *[1] * hand.dim())) & SUIT_BITS
+    return T.suit_sum.index_select(0, suits.reshape(-1)).view(suits.shape).amax(0)
 
 
 def best_after_discard(hand: torch.Tensor, locked: torch.Tensor, T: Tables) -> torch.Tensor:
     """The best value left after one legal discard from four cards (``HandValuer.best_after_discard``)."""
-    best = torch.zeros_like(hand)
-    rest = hand
+    lows, rest = [], hand
     for _ in range(4):
         low = rest & -rest
         rest = rest ^ low
-        card = torch.log2(low.double().clamp(min=1)).long()  # a power of two below 2**52: exact
-        v = hand_value(hand ^ low, T)
-        best = torch.where((low != 0) & (card != locked), torch.maximum(best, v), best)
-    return best
+        lows.append(low)
+    low = torch.stack(lows)  # [4, N]: the cards held, as bits (0 past the last)
+    card = torch.log2(low.double().clamp(min=1)).long()  # a power of two below 2**52: exact
+    legal = (low != 0) & (card != locked)
+    return torch.where(legal, hand_value(hand ^ low, T), 0).amax(0)
 
 
 def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tensor, penalty: int,

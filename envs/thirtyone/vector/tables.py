@@ -35,6 +35,7 @@ class Tables:
     device: torch.device
     n: int  # players at the table
     suit_sum: torch.Tensor  # [8192] the card values of a suit's 13-bit rank set, summed
+    suit_shift: torch.Tensor  # [4] 13 * suit
     bit: torch.Tensor  # [53] 1 << card, 0 at 52
     next_seat: torch.Tensor  # [2**n * n] next seat clockwise that is still in (by alive mask, seat)
     round_pos: torch.Tensor  # [2**n * n * n] (alive mask, dealer, seat) -> place from the dealer's left (-1 out)
@@ -99,7 +100,8 @@ def tables(n: int, device: str | torch.device = "cpu") -> Tables:
 
     return Tables(
         device=device, n=n,
-        suit_sum=i64(h["suit_sum"]), bit=i64(h["bit"]), next_seat=i64(h["next_seat"]), round_pos=i64(h["round_pos"]),
+        suit_sum=i64(h["suit_sum"]), suit_shift=i64([RANKS * s for s in range(4)]), bit=i64(h["bit"]),
+        next_seat=i64(h["next_seat"]), round_pos=i64(h["round_pos"]),
         active=i64(h["active"]), rot=i64(h["rot"]),
         unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
         stock_value=f32(h["stock_value"]), turn_value=f32(h["turn_value"]), lap_value=f32(h["lap_value"]),
