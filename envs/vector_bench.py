@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep glibc's malloc defaults (see envs.vector.tune_malloc)")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     parser.add_argument("--skip-aec", action="store_true", help="no AEC loop row (e.g. on an accelerator)")
+    parser.add_argument("--compile", action="store_true",
+                        help="the engine's torch.compile path (Skat: compile=True; compiled before timing)")
     args = parser.parse_args(argv)
     try:
         batches = [int(x) for x in args.batches.split(",")]
@@ -157,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in batches:
         rss0 = _rss()
         try:
-            run, venv = vector_loop(args.game, n, args.device, options)
+            extra = {"compile": True} if args.compile else {}
+            run, venv = vector_loop(args.game, n, args.device, {**options, **extra})
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

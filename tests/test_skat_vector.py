@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 import time
 
@@ -38,10 +39,10 @@ def _deal_of(dealt: dict, i: int) -> dict:
     return {"hands": [_names(int(h)) for h in dealt["hands"][i]], "skat": _names(int(dealt["skat"][i]))}
 
 
-def drive(n: int, steps: int, seed: int, device: str = "cpu", **options) -> int:
+def drive(n: int, steps: int, seed: int, device: str = "cpu", compile: bool = False, **options) -> int:
     """Play ``steps`` batched steps of ``n`` slots beside ``n`` AEC envs; returns the games finished.
     Even slots pass whenever they may with probability 0.6 (more Ramsch and early endings)."""
-    venv = skat_v0.vector_env(n, device=device, seed=seed, **options)
+    venv = skat_v0.vector_env(n, device=device, seed=seed, compile=compile, **options)
     envs = [skat_v0.raw_env(**options) for _ in range(n)]
     rng = np.random.default_rng(seed)
     state = venv.reset()
@@ -90,6 +91,12 @@ def drive(n: int, steps: int, seed: int, device: str = "cpu", **options) -> int:
 @pytest.mark.parametrize("options", COMBOS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_equal_to_aec_env(options):
     assert drive(10, 100, seed=len(str(options)), **options) >= 15
+
+
+@pytest.mark.skipif(not os.environ.get("SKAT31_COMPILE_TESTS"), reason="compiling takes about a minute: "
+                    "SKAT31_COMPILE_TESTS=1 runs it (the long run does)")
+def test_compiled_observations_equal_to_aec_env():
+    assert drive(16, 150, seed=3, compile=True, kontra=True, ramsch=True) >= 20
 
 
 @pytest.mark.parametrize("dealer", [0, 1, 2])
@@ -256,13 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=5000, help="games per option combination")
     parser.add_argument("--slots", type=int, default=64)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--compile", action="store_true", help="the compiled observations (compile=True)")
     args = parser.parse_args(argv)
     total, t0 = 0, time.perf_counter()
     combos = COMBOS + [dict(dealer=d) for d in range(3)]
     for k, options in enumerate(combos):
         games, seed = 0, 1000 * k
         while games < args.games:
-            games += drive(args.slots, 400, seed, args.device, **options)
+            games += drive(args.slots, 400, seed, args.device, args.compile, **options)
             seed += 1
         total += games
         print(f"{options}: {games} games equal", flush=True)
