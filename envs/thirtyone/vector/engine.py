@@ -18,8 +18,8 @@ HALF_BITS = (1 << 26) - 1
 
 # rows of Batch.s
 FIELDS = ("phase", "cur", "dealer", "knocker", "locked", "turn", "round", "n_out", "stock_n", "pile_n", "ordered",
-          "alive", "fresh")
-PHASE, CUR, DEALER, KNOCKER, LOCKED, TURN, ROUND, N_OUT, STOCK_N, PILE_N, ORDERED, ALIVE, FRESH = range(len(FIELDS))
+          "alive")
+PHASE, CUR, DEALER, KNOCKER, LOCKED, TURN, ROUND, N_OUT, STOCK_N, PILE_N, ORDERED, ALIVE = range(len(FIELDS))
 
 
 class Batch:
@@ -29,7 +29,7 @@ class Batch:
     ``s[f]`` [N] (rows named by :data:`FIELDS`): phase (DRAW, DISCARD, OVER), the seat to act, the
     dealer, the knocker (-1), the card taken this turn (-1), turns this round, rounds dealt, players
     out, stock and pile sizes, an ordered stock (a chosen deck's first round), the seats still in
-    (bit set), whether the game has just been dealt. ``stock`` and ``pile`` [52, N] hold card ids
+    (bit set). ``stock`` and ``pile`` [52, N] hold card ids
     (the pile bottom first; the stock drawn from a random place, or from its end when ordered)."""
 
     __slots__ = ("n", "seats", "device", "s", "hand", "known", "disc", "tokens", "stock", "pile", "log")

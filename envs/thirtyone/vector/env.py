@@ -36,7 +36,6 @@ from envs.thirtyone.vector.engine import (
     DEALER,
     N_OUT,
     PHASE,
-    ROUND,
     Batch,
     Rules,
     advance,
@@ -251,5 +250,3 @@ def vector_env(num_envs: int, device: str | torch.device = "cpu", seed: int | No
     """``num_envs`` Thirty-One games on ``device`` (see :class:`ThirtyOneVectorEnv`)."""
     return ThirtyOneVectorEnv(num_envs, device=device, seed=seed, validate=validate, **options)
 
-
-assert ROUND >= 0
