@@ -43,6 +43,7 @@ import torch
 
 from agents.networks import build_network
 from envs import env_module
+from envs.games import describe
 
 FORMAT = "skat31-checkpoint"
 FORMAT_VERSION = 1
@@ -53,8 +54,17 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be used: unreadable, not ours, or made for something else."""
 
 
-def observation_version(game: str) -> int:
-    """The observation-encoding version of a game's env (its ``OBSERVATION_VERSION``, else 1)."""
+def observation_version(game: str, env_options: dict[str, Any] | None = None) -> int:
+    """The observation-encoding version of a game's env with these options (a table kind may have its
+    own layout and version: the env's ``observation_version``), else the module's ``OBSERVATION_VERSION``, else 1."""
+    if env_options is not None:
+        try:
+            env = describe(game).raw_env(**env_options)
+        except (ValueError, TypeError) as e:
+            raise CheckpointError(f"the stored env options {env_options} are not a valid {game} table now: "
+                                  f"{e}") from None
+        if getattr(env, "observation_version", None) is not None:
+            return int(env.observation_version)
     module = env_module(game)
     raw = getattr(module, "raw_env", None)
     for owner, name in ((module, "OBSERVATION_VERSION"), (raw, "OBSERVATION_VERSION"), (raw, "observation_version")):
@@ -85,7 +95,7 @@ def make_metadata(
         "env_options": dict(env_options),
         "obs_size": int(obs_size),
         "num_actions": int(num_actions),
-        "observation_version": observation_version(game),
+        "observation_version": observation_version(game, env_options),
         "network": dict(network),
         "algorithm": algorithm,
         "project_version": project_version(),
@@ -170,7 +180,7 @@ def load(path: str | os.PathLike, game: str | None = None, resumable: bool = Fal
         raise CheckpointError(f"{path}: metadata lacks {missing}")
     if game is not None and meta["game"] != game:
         raise CheckpointError(f"{path}: checkpoint is for game {meta['game']!r}, not {game!r}")
-    current = observation_version(meta["game"])
+    current = observation_version(meta["game"], meta.get("env_options") or {})
     if meta["observation_version"] != current:
         raise CheckpointError(
             f"{path}: made for observation encoding version {meta['observation_version']} of "

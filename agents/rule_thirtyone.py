@@ -18,6 +18,20 @@ Heuristics (all from what the seat can see, decoded with ``envs.thirtyone.observ
   of that suit, and throws the card that feeds the next player least (a low card, and not of a
   suit the next player was seen taking from the discard pile). Remaining ties are broken at
   random (seeded).
+
+Games with cards on the table (the variants Banking, Switch, Stop the Bus, Schwimmen; the table
+layout of ``envs.thirtyone.observation_table``) add, with the same discard rule:
+
+* **Takes improving table cards**: it compares every visible exchange (a face-up table card with
+  its best discard, a whole face-up table hand, the discard top) with its hand and makes the best
+  one that improves it; a widow exchange stops when nothing improves. Where a turn must change
+  something (the pool, Switch) and nothing improves, Switch renews a table hand face up (a look at
+  new cards that ends the turn), else it makes the exchange that costs least.
+* **Knocks on a threshold**: in 31-count games the one above, 2 points higher where every turn
+  sees table cards (the pool, Switch) or nobody loses lives (the pot game); with brag rankings a
+  pair of eights on the first lap, a pair of queens on the second, then a flush.
+* The Switch dealer keeps the better of its two hands; at a Switch restart offer it restarts when
+  its hand is the lowest shown (it would lose a life).
 """
 
 from __future__ import annotations
@@ -25,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, Observation
-from envs.thirtyone.actions import DRAW, KNOCK, LOOK, TAKE, THROW_DOWN
+from envs.thirtyone.actions import DRAW, KEEP, KNOCK, LOOK, PICK, RENEW, RESTART, SCORE, STOP, SWAP, TAKE, THROW_DOWN
+from envs.thirtyone.brag import FLUSH, PAIR, brag_value
 from envs.thirtyone.cards import SUIT, VALUE
 from envs.thirtyone.observation import decode
 from envs.thirtyone.scoring import hand_value
@@ -34,6 +49,9 @@ KNOCK_FIRST_LAP = {2: 21, 3: 20, 4: 19, 5: 18, 6: 18}
 KNOCK_LATE = 17  # 7 or more players
 KNOCK_PER_LAP = 3
 KNOCK_CAP = 28
+KNOCK_TABLE_BONUS = 2  # every turn sees table cards, or no lives are at stake: knock later
+# brag: a pair of eights on the first lap, a pair of queens on the second, then a flush
+KNOCK_BRAG = (PAIR * 13**3 + 6 * 13**2, PAIR * 13**3 + 10 * 13**2, FLUSH * 13**3)
 
 
 def knock_threshold(players: int, lap: int, last_life: bool = False) -> float:
@@ -61,7 +79,9 @@ class RuleThirtyOneAgent(Agent):
         info = decode(observation)
         if mask[LOOK] or mask[THROW_DOWN]:
             return LOOK if mask[LOOK] else THROW_DOWN
-        if mask[DRAW] or mask[TAKE]:
+        if "table" in info:
+            action = self._table_game(info, mask, [int(a) for a in legal])
+        elif mask[DRAW] or mask[TAKE]:
             action = self._turn(info, mask)
         else:
             action = self._discard(info, [int(a) for a in legal])
@@ -69,7 +89,62 @@ class RuleThirtyOneAgent(Agent):
 
     # ----------------------------------------------------------------- helpers
     def _value(self, cards: list[int], info: dict) -> float:
-        return hand_value(cards, three_of_a_kind=info["three_of_a_kind"], three_aces=info["three_aces"])
+        if info.get("ranking") == "brag":
+            return float(brag_value(cards))
+        return hand_value(cards, three_of_a_kind=info["three_of_a_kind"], three_aces=info["three_aces"],
+                          straight_flush=info.get("straight_flush"))
+
+    def _best_with(self, hand: list[int], card: int, info: dict) -> float:
+        """The best three-card hand of ``hand`` + ``card``, keeping ``card``."""
+        return max(self._value([card] + hand[:i] + hand[i + 1 :], info) for i in range(len(hand)))
+
+    def _knock_now(self, info: dict, now: float) -> bool:
+        players = max(info["active"], 2)
+        lap = int(info["lap"] + 1e-6)
+        if info["ranking"] == "brag":
+            return now >= KNOCK_BRAG[min(lap, len(KNOCK_BRAG) - 1)]
+        last_life = info["on_county"][0] or (info["lives"][0] <= 1e-6)
+        bonus = KNOCK_TABLE_BONUS if info["exchange"] in ("pool", "switch") or info["pot_game"] else 0
+        return now >= min(knock_threshold(players, lap, last_life) + bonus, KNOCK_CAP)
+
+    def _table_game(self, info: dict, mask: np.ndarray, legal: list[int]) -> int:
+        """A decision of a game with cards on the table (see the module docstring)."""
+        hand, table, phase = info["hand"], info["table"], info["table_phase"]
+        if phase == "choose":  # the dealer sees its second hand in slots 1..3
+            return SWAP if self._value(table[:3], info) > self._value(hand, info) else KEEP
+        if phase == "restart":
+            mine = self._value(hand, info)
+            shown = [self._value(cards, info) for cards in info["held_by"][1:] if len(cards) == 3]
+            return RESTART if shown and mine <= min(shown) else SCORE
+        if info["phase"] == "discard":  # after a draw, a take or a pick
+            return self._discard(info, legal)
+        now = self._value(hand, info)
+        if mask[KNOCK] and self._knock_now(info, now):
+            return KNOCK
+        moves: list[tuple[float, int]] = []  # (value after the move, action) of every visible exchange
+        for j, card in enumerate(table):
+            if mask[PICK + j] and card >= 0 and not info["face_down"][j]:
+                moves.append((self._best_with(hand, card, info), PICK + j))
+        for h in range(2):
+            cards = table[3 * h : 3 * h + 3]
+            if mask[SWAP + h] and len(cards) == 3 and min(cards) >= 0 and not any(info["face_down"][3 * h : 3 * h + 3]):
+                moves.append((self._value(cards, info), SWAP + h))
+        if mask[TAKE] and info["top"] >= 0:
+            moves.append((self._best_with(hand, info["top"], info), TAKE))
+        best = max(moves, default=None, key=lambda m: m[0])
+        if best is not None and best[0] > now:
+            return best[1]
+        if mask[STOP]:
+            return STOP
+        if mask[DRAW]:
+            return DRAW
+        renew = [a for a in legal if RENEW <= a < STOP and (a - RENEW) % 2 == 0]  # face up: a look, the turn ends
+        if renew:
+            down = [a for a in renew if any(info["face_down"][3 * ((a - RENEW) // 2) : 3 * ((a - RENEW) // 2) + 3])]
+            return (down or renew)[0]
+        if best is not None:
+            return best[1]
+        return legal[int(self.rng.integers(len(legal)))]
 
     def _turn(self, info: dict, mask: np.ndarray) -> int:
         hand, top = info["hand"], info["top"]

@@ -28,17 +28,17 @@ def aec_env(game: str, **options: Any) -> Any:
     return describe(game).raw_env(**options)
 
 
-def action_kinds(game: str) -> tuple[str, ...]:
+def action_kinds(game: str, options: dict[str, Any] | None = None) -> tuple[str, ...]:
     """Per action index, its kind: the first word of its name (Skat ``bid hold pass pickup hand
     discard declare kontra re play``; Thirty-One ``discard draw take knock throw_down look``).
     A decision is of every kind among its legal actions; tools name decisions by these words."""
-    return describe(game).action_kinds()
+    return describe(game).action_kinds(options)
 
 
-def kinds_mask(game: str, kinds: Iterable[str]) -> np.ndarray:
+def kinds_mask(game: str, kinds: Iterable[str], options: dict[str, Any] | None = None) -> np.ndarray:
     """Bool per action index: is its kind among ``kinds``? A decision is of those kinds when
     ``kinds_mask(game, kinds)[action_mask].any()``. Unknown kinds are a ``ValueError`` naming them."""
-    return describe(game).kinds_mask(list(kinds))
+    return describe(game).kinds_mask(list(kinds), options)
 
 
 def __getattr__(name: str):

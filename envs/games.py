@@ -92,22 +92,25 @@ class GameDescription:
     def num_seats(self, options: dict[str, Any]) -> int:
         return len(self.raw_env(**options).possible_agents)
 
-    def action_names(self) -> tuple[str, ...]:
-        """The name of every action index (``env.unwrapped.action_name``, else ``action <i>``)."""
-        if "_action_names" not in self.__dict__:
-            env = self.raw_env()
+    def action_names(self, options: dict[str, Any] | None = None) -> tuple[str, ...]:
+        """The name of every action index of the table ``options`` describe (``env.unwrapped.action_name``,
+        else ``action <i>``); a table kind may have more actions than the default table."""
+        key = repr(sorted((options or {}).items()))
+        cache = self.__dict__.setdefault("_action_names", {})
+        if key not in cache:
+            env = self.raw_env(**(options or {}))
             name = getattr(env, "action_name", None)
             n = int(env.action_space(env.possible_agents[0]).n)
-            self._action_names = tuple(name(a) if name else f"action {a}" for a in range(n))
-        return self._action_names
+            cache[key] = tuple(name(a) if name else f"action {a}" for a in range(n))
+        return cache[key]
 
-    def action_kinds(self) -> tuple[str, ...]:
+    def action_kinds(self, options: dict[str, Any] | None = None) -> tuple[str, ...]:
         """Per action index its kind: the first word of its name. Tools name decisions by these words."""
-        return tuple(n.split()[0] for n in self.action_names())
+        return tuple(n.split()[0] for n in self.action_names(options))
 
-    def kinds_mask(self, kinds: Sequence[str]) -> np.ndarray:
+    def kinds_mask(self, kinds: Sequence[str], options: dict[str, Any] | None = None) -> np.ndarray:
         """Bool per action index: is its kind among ``kinds``? Unknown kinds are a ValueError naming them."""
-        kind_of = self.action_kinds()
+        kind_of = self.action_kinds(options)
         wanted = set(kinds)
         if wanted - set(kind_of):
             raise ValueError(f"unknown decision kinds {sorted(wanted - set(kind_of))} for {self.name}; "
@@ -135,7 +138,7 @@ class GameDescription:
         it has one, else :class:`envs.vector.AECVectorEnv` (a Python loop over AEC envs)."""
         from envs.vector import AECVectorEnv
 
-        return AECVectorEnv(self.name, num_envs, device=device, seed=seed, **options)
+        return AECVectorEnv(self, num_envs, device=device, seed=seed, **options)
 
     # --- evaluation ------------------------------------------------------------------------------
     match_overrides: tuple[str, ...] = ()  # env options a match sets itself (see match_options)

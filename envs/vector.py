@@ -52,13 +52,12 @@ class AECVectorEnv:
     Game ``k`` of slot ``i`` is reset with the seed ``(seed, i, k)``, so a run reproduces from ``seed``.
     """
 
-    def __init__(self, game: str, num_envs: int, device: str = "cpu", seed: int | None = None,
+    def __init__(self, game: Any, num_envs: int, device: str = "cpu", seed: int | None = None,
                  **options: Any) -> None:
-        from envs.games import describe
-
+        """``game``: its description (``envs.games.describe(name)``: anything with ``raw_env(**options)``)."""
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        self.envs = [describe(game).raw_env(**options) for _ in range(num_envs)]
+        self.envs = [game.raw_env(**options) for _ in range(num_envs)]
         self.device = torch.device(device)
         self.seed = 0 if seed is None else int(seed)
         env = self.envs[0]

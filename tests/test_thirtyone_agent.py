@@ -9,6 +9,7 @@ from agents.random_agent import RandomAgent
 from agents.rule_thirtyone import RuleThirtyOneAgent, knock_threshold
 from envs import thirtyone_v0
 from envs.thirtyone import card
+from envs.thirtyone.phases import MORE
 from tests.test_thirtyone_rules import make_deck
 
 
@@ -121,3 +122,67 @@ def test_same_seed_same_play() -> None:
     obs = e.observe(e.agent_selection)
     assert RuleThirtyOneAgent(seed=1).act(obs) == RuleThirtyOneAgent(seed=1).act(obs)
     assert RuleThirtyOneAgent.game == "thirtyone" and card("HK") == 37
+
+
+# ------------------------------------------------------------------ the variants with cards on the table
+def table_env(variant: str, hands: dict[int, str], table: str, *, up: str | None = None, **opts):
+    from tests.test_thirtyone_table import table_deck
+
+    n = len(hands)
+    e = thirtyone_v0.env(variant=variant, num_players=n, **opts)
+    exchange = e.unwrapped.game.options.exchange
+    deck = table_deck(exchange, hands, table, dealer=n - 1, n=n, up=up, deck=e.unwrapped.game.options.deck)
+    e.reset(seed=0, options={"deal": {"deck": deck}, "dealer": n - 1})
+    return e
+
+
+def test_takes_an_improving_pool_card_or_the_whole_pool() -> None:
+    e = table_env("schwimmen", {0: "S9 S8 C7", 1: "C8 D7 H9", 2: "D9 DT H7"}, "SK H8 CQ")
+    assert act(e) == "pick 1"  # SK with S9 S8: 27
+    e.step(e.unwrapped.action_index("pick 1"))
+    assert act(e) == "discard C7"
+    e = table_env("schwimmen", {0: "S9 C8 C7", 1: "C9 D7 H9", 2: "D9 DT H7"}, "HA HK HQ")
+    assert act(e) == "swap 1"  # the pool is a blitz
+
+
+def test_stop_the_bus_knocks_on_a_pair_and_takes_a_run() -> None:
+    e = table_env("stop_the_bus", {0: "SQ HQ C2", 1: "C8 D7 H9", 2: "D9 DT H7"}, "S4 H6 C3")
+    assert act(e) == "knock"  # a pair of queens on the first lap
+    e = table_env("stop_the_bus", {0: "S9 H8 C2", 1: "C8 D7 H9", 2: "D9 DT H7"}, "S4 HT C3")
+    assert act(e) == "pick 2"  # HT makes the run 8-9-10
+
+
+def test_banking_exchanges_with_the_widow_and_stops() -> None:
+    e = table_env("banking", {0: "S9 S8 C2", 1: "C8 D7 H9", 2: "D9 DT H7"}, "SK H3 C4", up="D2")
+    assert act(e) == "draw"  # the widow is face down: nothing to see, the discard does not help
+    e = table_env("banking", {0: "S9 S8 C2", 1: "C8 D7 H9", 2: "D9 DT H7"}, "SK H3 C4", up="D2")
+    state = e.unwrapped.state
+    state.face_up[0] = 1  # as if put there face up
+    assert act(e) == "pick 1"
+    e.step(e.unwrapped.action_index("pick 1"))
+    e.step(e.unwrapped.action_index("discard C2"))
+    assert state.phase == MORE and act(e) == "stop"  # nothing else improves
+
+
+def test_switch_dealer_keeps_the_better_hand() -> None:
+    e = table_env("switch", {0: "C2 S3 H4", 1: "C5 S6 H7", 2: "D2 D3 S9"}, "HA HK H2 C9 D8 S7")
+    assert act(e) == "swap 1"
+    e = table_env("switch", {0: "C2 S3 H4", 1: "C5 S6 H7", 2: "DA DK S9"}, "H3 C4 S2 C9 D8 S7")
+    assert act(e) == "keep"
+
+
+@pytest.mark.parametrize("variant", ["banking", "switch", "stop_the_bus", "schwimmen", "cut_throat"])
+def test_rule_agent_beats_random_in_the_variants(variant: str) -> None:
+    wins = 0
+    for seed in range(12):
+        e = thirtyone_v0.env(variant=variant, num_players=3, reward_scheme="win")
+        e.reset(seed=seed)
+        players = {"player_0": RuleThirtyOneAgent(seed=seed), "player_1": RandomAgent("thirtyone", seed=seed),
+                   "player_2": RandomAgent("thirtyone", seed=seed + 100)}
+        totals = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            totals[agent] += reward
+            e.step(None if term or trunc else players[agent].act(obs))
+        wins += totals["player_0"] == 1.0
+    assert wins >= 9, f"{variant}: rule won {wins} of 12"

@@ -83,7 +83,10 @@ def test_lives_lost_showdown_and_ties() -> None:
     assert lives_lost([20, 15, 25], knocker=1) == [0, 2, 0]  # knocker alone lowest: two
     assert lives_lost([20, 15, 25], knocker=1, knocker_penalty=1) == [0, 1, 0]
     assert lives_lost([15, 15, 25], knocker=0) == [0, 1, 0]  # knocker tied for lowest is safe
-    assert lives_lost([15, 15, 25], knocker=0, knocker_tie="double") == [2, 1, 0]
+    # West Lansing Cut Throat: the knocker tied for lowest pays two, the others tied with it nothing
+    assert lives_lost([15, 15, 25], knocker=0, knocker_tie="double") == [2, 0, 0]
+    assert lives_lost([18, 18, 25], knocker=0, knocker_tie="double") == [2, 0, 0]
+    assert lives_lost([18, 18, 18, 25], knocker=1, knocker_tie="double") == [0, 2, 0, 0]
     assert lives_lost([15, 15, 15], knocker=2) == [1, 1, 0]
     assert lives_lost([20, 15, 25], knocker=0) == [0, 1, 0]
 
@@ -265,12 +268,13 @@ def test_knocker_on_last_token_losing_two_is_out() -> None:
 
 
 def test_round_that_would_eliminate_everyone_is_void() -> None:
-    game = ThirtyOneGame(num_players=2, lives=1, free_ride=False, knocker_tie="double")
+    game = ThirtyOneGame(num_players=2, lives=1, free_ride=False, max_turns=2)
     hands = {0: "C2 S3 H4", 1: "C3 S2 D4"}  # both worth 4
-    s = game.new_initial_state(seed=0, deck=make_deck(hands, "DK", dealer=1, n=2), dealer=1)
-    play(s, game, "knock", "draw")
-    play(s, game, f"discard {card_name(s.hands[1][-1])}")
-    assert s.last_round["lives_lost"] == [2, 1] and s.last_round["void"]
+    s = game.new_initial_state(seed=0, deck=make_deck(hands, "DK", "D5 D6", dealer=1, n=2), dealer=1)
+    for _ in range(2):  # each draws and throws the drawn card: the turn cap forces a showdown, a tie
+        play(s, game, "draw")
+        play(s, game, f"discard {card_name(s.hands[s.current_player][-1])}")
+    assert s.last_round["kind"] == "capped" and s.last_round["lives_lost"] == [1, 1] and s.last_round["void"]
     assert all(s.alive) and not s.is_terminal() and s.round_no == 2
 
 
@@ -372,7 +376,7 @@ def test_knocker_penalty_one_and_tie_double() -> None:
     game, s = new(2, {0: "C2 S3 H4", 1: "C3 S2 D4"}, "DK", knocker_tie="double")
     play(s, game, "knock", "draw")
     play(s, game, f"discard {card_name(s.hands[1][-1])}")
-    assert s.last_round["lives_lost"] == [2, 1]
+    assert s.last_round["lives_lost"] == [2, 0]  # Cut Throat: the player tied with the knocker is safe
     game, s = new(2, {0: "C2 S3 H4", 1: "C3 S2 D4"}, "DK")
     play(s, game, "knock", "draw")
     play(s, game, f"discard {card_name(s.hands[1][-1])}")
@@ -500,7 +504,7 @@ def test_max_turns_forces_a_showdown_without_knocker() -> None:
         ({"knocker_penalty": True}, "knocker_penalty must be one of"),
         ({"knocker_tie": "lose"}, "knocker_tie must be one of"),
         ({"stock_exhausted": "showdown"}, "stock_exhausted must be one of"),
-        ({"scoring": "pot"}, "scoring must be one of"),
+        ({"scoring": "bank"}, "scoring must be one of"),
         ({"episode": "deal"}, "episode must be one of"),
         ({"reward_scheme": "rank"}, "reward_scheme must be one of"),
         ({"lives": 0}, "lives must be"),
@@ -542,7 +546,9 @@ def test_action_names_round_trip() -> None:
     with pytest.raises(ValueError, match="unknown action name"):
         game.action_index("fold")
     with pytest.raises(ValueError, match="out of range"):
-        game.action_name(57)
+        game.action_name(57)  # "pick 1" belongs to the games with table cards
+    with pytest.raises(ValueError, match="out of range"):
+        game.action_name(73)
 
 
 def test_same_seed_same_game_and_clone_is_independent() -> None:

@@ -23,7 +23,7 @@ def _random_actions(state, rng):
 
 @pytest.mark.parametrize("game", ["skat", "thirtyone"])
 def test_aec_vector_env_follows_the_contract(game):
-    venv = AECVectorEnv(game, 6, seed=3, **OPTIONS[game])
+    venv = AECVectorEnv(describe(game), 6, seed=3, **OPTIONS[game])
     rng = np.random.default_rng(0)
     state = venv.reset()
     assert state.observation.shape == (6, venv.obs_size) and state.action_mask.dtype == torch.bool
@@ -43,7 +43,7 @@ def test_aec_vector_env_follows_the_contract(game):
 
 
 def test_aec_vector_env_pays_what_the_aec_env_pays():
-    venv = AECVectorEnv("skat", 1, seed=11)
+    venv = AECVectorEnv(describe("skat"), 1, seed=11)
     state = venv.reset()
     rng = np.random.default_rng(5)
     actions, paid = [], np.zeros(3)

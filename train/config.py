@@ -303,7 +303,7 @@ def validate(cfg: TrainConfig) -> None:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     if pre.teach_only:
         try:
-            game.kinds_mask(pre.teach_only)
+            game.kinds_mask(pre.teach_only, cfg.env_options)
         except ValueError as e:
             fail("pretrain.teach_only", str(e))
     for key in ("episodes", "epochs", "batch_size"):

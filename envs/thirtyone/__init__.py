@@ -4,7 +4,8 @@ The modules imported here (the rules core) import no RL library; the AEC environ
 ``envs.thirtyone_v0`` (or ``envs.thirtyone.env``).
 """
 
-from envs.thirtyone.actions import ACTION_NAMES, NUM_ACTIONS, action_index, action_name
+from envs.thirtyone.actions import ACTION_NAMES, NUM_ACTIONS, NUM_TABLE_ACTIONS, action_index, action_name
+from envs.thirtyone.brag import brag_name, brag_value
 from envs.thirtyone.cards import (
     CARD_NAMES,
     card,
@@ -18,18 +19,24 @@ from envs.thirtyone.cards import (
 )
 from envs.thirtyone.options import ThirtyOneOptions, validate_options
 from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
-from envs.thirtyone.scoring import BLITZ, hand_value, lives_lost, points_won
+from envs.thirtyone.scoring import BLITZ, hand_value, lives_lost, points_won, pot_shares
+from envs.thirtyone.variants import VARIANT_NAMES, VARIANTS
 
 __all__ = [
     "ACTION_NAMES",
     "BLITZ",
     "CARD_NAMES",
     "NUM_ACTIONS",
+    "NUM_TABLE_ACTIONS",
     "ThirtyOneGame",
     "ThirtyOneOptions",
     "ThirtyOneState",
+    "VARIANTS",
+    "VARIANT_NAMES",
     "action_index",
     "action_name",
+    "brag_name",
+    "brag_value",
     "card",
     "card_name",
     "cards_of",
@@ -40,6 +47,7 @@ __all__ = [
     "parse_card_list",
     "parse_cards",
     "points_won",
+    "pot_shares",
     "pretty",
     "validate_options",
 ]

@@ -14,6 +14,23 @@ index      name            meaning
 
 The 32-card deck uses the same table (the discards of 2..6 are never legal), so checkpoints and
 networks do not depend on the deck option.
+
+Games with cards on the table (``exchange`` = ``widow``, ``pool`` or ``switch``) use the longer table
+``Discrete(NUM_TABLE_ACTIONS)``: the 57 above (``discard XX`` then puts a card into the table slot just
+emptied) and
+
+=========  ==================  ===============================================================
+57..62     ``pick 1..6``       take the table card in slot 1..6 (widow / pool: 1..3; Switch: table
+                               hand 1 = slots 1..3, table hand 2 = slots 4..6), then ``discard XX``
+                               puts a hand card there face up
+63, 64     ``swap 1``, ``2``   exchange the whole hand with table hand 1 (the pool) or 2
+65..68     ``renew 1 up`` ..   Switch: replace table hand 1 or 2 by three new cards, face up (the
+           ``renew 2 down``    turn ends) or face down (the turn goes on with a pick or a swap)
+69         ``stop``            end a widow exchange (after one or two cards)
+70         ``keep``            Switch, the dealer: keep the dealt hand (``swap 1`` takes the other)
+71         ``restart``         Switch: restart the round with this hand face up on the table
+72         ``score``           Switch: decline the restart, score the round
+=========  ==================  ===============================================================
 """
 
 from __future__ import annotations
@@ -26,14 +43,22 @@ TAKE = DRAW + 1
 KNOCK = TAKE + 1
 THROW_DOWN = KNOCK + 1
 LOOK = THROW_DOWN + 1
-NUM_ACTIONS = LOOK + 1
+NUM_ACTIONS = LOOK + 1  # the classic table (stock and discard pile)
+PICK = NUM_ACTIONS  # + slot 0..5
+SWAP = PICK + 6  # + table hand 0..1
+RENEW = SWAP + 2  # + 2 * table hand + (0 up, 1 down)
+STOP = RENEW + 4
+KEEP = STOP + 1
+RESTART = KEEP + 1
+SCORE = RESTART + 1
+NUM_TABLE_ACTIONS = SCORE + 1
 
-ACTION_NAMES: tuple[str, ...] = tuple(f"discard {n}" for n in CARD_NAMES) + (
-    "draw",
-    "take",
-    "knock",
-    "throw_down",
-    "look",
+ACTION_NAMES: tuple[str, ...] = (
+    tuple(f"discard {n}" for n in CARD_NAMES)
+    + ("draw", "take", "knock", "throw_down", "look")
+    + tuple(f"pick {j}" for j in range(1, 7))
+    + ("swap 1", "swap 2", "renew 1 up", "renew 1 down", "renew 2 up", "renew 2 down", "stop", "keep", "restart",
+       "score")
 )
 _INDEX = {name: i for i, name in enumerate(ACTION_NAMES)}
 
@@ -44,8 +69,8 @@ def action_name(action: int) -> str:
         a = int(action)
     except (TypeError, ValueError):
         raise ValueError(f"action {action!r} is not an integer action index") from None
-    if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} out of range 0..{NUM_ACTIONS - 1}")
+    if not 0 <= a < NUM_TABLE_ACTIONS:
+        raise ValueError(f"action {action!r} out of range 0..{NUM_TABLE_ACTIONS - 1}")
     return ACTION_NAMES[a]
 
 
@@ -66,6 +91,7 @@ def action_index(name: str) -> int:
     except ValueError:
         pass
     raise ValueError(
-        f"unknown action name {name!r}: expected 'draw', 'take', 'knock', 'throw_down', 'look' "
-        "or 'discard XX' with a card XX such as 'HK'"
+        f"unknown action name {name!r}: expected 'draw', 'take', 'knock', 'throw_down', 'look', "
+        "'discard XX' with a card XX such as 'HK', or a table action ('pick 1'..'pick 6', 'swap 1', 'swap 2', "
+        "'renew 1 up' .. 'renew 2 down', 'stop', 'keep', 'restart', 'score')"
     )

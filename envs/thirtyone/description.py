@@ -1,7 +1,15 @@
-"""Thirty-One as generic code sees it (``envs.games.describe("thirtyone")``): seats, decision kinds, evaluation."""
+"""Thirty-One as generic code sees it (``envs.games.describe("thirtyone")``): seats, decision kinds, evaluation.
+
+Evaluation reports, besides wins and places, the **tokens won per game** of the token games: the lives
+game counted in pennies (each life lost is a token into the kitty, the winner takes it: Scat, Cut
+Throat, Switch, Stop the Bus, Schwimmen) and the pot game (Banking). The points game has no tokens:
+its column shows ``-``. The tokens come from the rules state (``settle.tokens_won``), so they are the
+same whatever reward scheme the match plays with.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,19 +27,20 @@ class ThirtyOneDescription(GameDescription):
     unit = "block"
     unit_phrase = "seat-rotated blocks"
     games_per_work_item = 12
-    fields = ("games", "points", "wins", "place")
-    metrics = (Metric("win_rate", "wins", "games"), Metric("avg_place", "place", "games"))
+    fields = ("games", "points", "wins", "place", "tokens")
+    metrics = (Metric("win_rate", "wins", "games"), Metric("avg_place", "place", "games"),
+               Metric("tokens_per_game", "tokens", "games"))
     headline = "win_rate"
     headline_phrase = "win rate"
     headline_percent = True
     default_target_ci = 2.0  # percentage points of win rate
     rank_by = ("place", False)
-    record_columns = ("places",)
+    record_columns = ("places", "tokens")
     ablation_groups = {"throw-down": ("throw_down", "look"), "turn": ("draw", "take", "knock"),
                        "discard": ("discard",)}
     episode_stats_keys = ("rounds", "knock_rate", "blitz_rate", "deal_blitz_rate", "void_rate", "reshuffle_rate",
                           "capped_rate", "knocker_loss_rate", "turns_per_round", "decisions", "redeals",
-                          "throw_down_rate")
+                          "throw_down_rate", "exchanges_per_round", "restart_rate")
 
     def decode(self, vector: np.ndarray) -> Any:
         from envs.thirtyone.observation import decode
@@ -66,16 +75,21 @@ class ThirtyOneDescription(GameDescription):
         return opts
 
     def record(self, env: Any, returns: Sequence[float]) -> tuple[tuple[float, ...], dict[str, Any]]:
+        from envs.thirtyone.settle import tokens_won
+
         payoff = tuple(env.state.payoff)
-        return payoff, {"places": places(payoff)}
+        tokens = tokens_won(env.state)
+        return payoff, {"places": places(payoff), "tokens": None if tokens is None else tuple(tokens)}
 
     def tally(self, returns: Sequence[float], details: dict[str, Any], seat: int) -> tuple[float, ...]:
         place = details["places"][seat]
-        return 1.0, returns[seat], float(place == 1.0), place
+        tokens = details.get("tokens")
+        return 1.0, returns[seat], float(place == 1.0), place, math.nan if tokens is None else tokens[seat]
 
     def columns(self) -> list[Column]:
         return [Column("win rate [95% CI]", 24, lambda r: fmt(r, "win_rate", 1, True)),
-                Column("average place", 22, lambda r: fmt(r, "avg_place", 2))]
+                Column("average place", 22, lambda r: fmt(r, "avg_place", 2)),
+                Column("tokens/game [95% CI]", 24, lambda r: fmt(r, "tokens_per_game", 2))]
 
     def plot_panels(self) -> list[tuple[str, str, float]]:
         return [("win_rate", "win rate (%)", 100.0), ("avg_place", "average place (1 = best)", 1.0)]

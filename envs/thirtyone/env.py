@@ -3,7 +3,10 @@
 Agents ``player_0`` .. ``player_{n-1}``; ``player_i`` sits at seat ``i`` and the deal goes
 clockwise (to the next seat). One ``Discrete(57)`` action space for every seat (see
 ``actions.py``); the observation is ``{"observation": float32[1130], "action_mask": int8[57]}``
-(see ``observation.py``), the mask all zeros for every agent that is not to act.
+(see ``observation.py``), the mask all zeros for every agent that is not to act. Games with cards on
+the table (and the other options the classic layout lacks: ``options.CLASSIC_ONLY``) use the table
+layout: ``float32[1538]`` and ``Discrete(73)`` (``observation_table.py``). ``variant=NAME`` starts from
+a named game (``variants.py``); the other options override it.
 
 Rewards come only when they are earned:
 
@@ -14,6 +17,7 @@ Rewards come only when they are earned:
 * ``reward_scheme="placement"``: linear in the final place, +1 for first to -1 for last
   (``1 - 2 (place - 1) / (n - 1)``); players eliminated in the same round (or tied on points)
   share their places.
+* ``reward_scheme="tokens"``: tokens won or lost, as they are paid (``settle.py``).
 
 A deal that would end the episode or eliminate a player before anybody decides anything (a blitz
 on the deal with ``episode="round"``, or with one life and no free ride) is redealt; with a fixed
@@ -31,10 +35,12 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from envs.checks import agent_to_step, as_action, as_seat, as_seed, check_keys, check_reset_options
-from envs.thirtyone.actions import NUM_ACTIONS, action_index, action_name
-from envs.thirtyone.observation import OBS_SIZE, ObservationEncoder
+from envs.thirtyone.actions import action_index
+from envs.thirtyone.observation import OBS_SIZE, OBSERVATION_VERSION, ObservationEncoder
+from envs.thirtyone.observation_table import TABLE_OBS_SIZE, TABLE_OBSERVATION_VERSION, TableEncoder
 from envs.thirtyone.render import render_text
 from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
+from envs.thirtyone.settle import summary_key
 from envs.wrappers import ClassicWrapper
 
 _INT8 = np.dtype(np.int8)  # a dtype instance: np.frombuffer / np.zeros parse it fastest
@@ -48,7 +54,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv, EzPickle):
-    """Thirty-One for 2..9 players; keyword options as in ``envs.thirtyone.options``."""
+    """Thirty-One for 2..9 players; keyword options as in ``envs.thirtyone.options`` (``variant=NAME``
+    for a named game)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "thirtyone_v0", "is_parallelizable": False}
 
@@ -62,17 +69,21 @@ class raw_env(AECEnv, EzPickle):
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self._encoder = ObservationEncoder(self.game)
+        table = self.game.table_layout
+        self._encoder = TableEncoder(self.game) if table else ObservationEncoder(self.game)
+        self._num_actions = num_actions = self.game.num_actions
+        self.observation_version = TABLE_OBSERVATION_VERSION if table else OBSERVATION_VERSION
+        size = TABLE_OBS_SIZE if table else OBS_SIZE
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
         self.agents: list[str] = []
         self.state: ThirtyOneState | None = None
@@ -92,7 +103,7 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def action_name(self, action: int) -> str:
-        return action_name(action)
+        return self.game.action_name(action)
 
     def action_index(self, name: str) -> int:
         return action_index(name)
@@ -154,7 +165,7 @@ class raw_env(AECEnv, EzPickle):
         st = self.state
         if self._seat[agent] == st.current_player:
             return np.frombuffer(st.legal_bytes(), _INT8)  # a new bytearray: writable, not shared
-        return np.zeros(NUM_ACTIONS, _INT8)
+        return np.zeros(self._num_actions, _INT8)
 
     def step(self, action: Any) -> None:
         agent, dead = agent_to_step(self, "game")
@@ -163,7 +174,7 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"{agent} is to act: action None is only for agents that are done")
-        a = as_action(action, NUM_ACTIONS, agent)
+        a = as_action(action, self._num_actions, agent)
         st = self.state
         if self._dirty:
             self._clear_rewards()
@@ -245,6 +256,10 @@ class raw_env(AECEnv, EzPickle):
         }
         if self.game.options.throw_down:
             out["throw_down_rate"] = s["throw_downs"] / rounds
+        if self.game.table_layout:
+            out["exchanges_per_round"] = s["exchanges"] / rounds
+        if self.game.options.switch_restart:
+            out["restart_rate"] = s["restarts"] / rounds
         return out
 
 
@@ -253,7 +268,7 @@ def _summary(st: ThirtyOneState, agents: list[str]) -> dict[str, Any]:
     ``agents[s]`` names seat ``s``."""
     r = st.last_round or {}
     names = [agents[s] for s in r.get("seats", ())]
-    key = "lives_lost" if "lives_lost" in r else "points"
+    key = summary_key(r) if r else "points"
     knocker = r.get("knocker", -1)
     return {
         "round": r.get("round", 0),

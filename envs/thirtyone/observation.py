@@ -1,8 +1,10 @@
 """State + seat -> the float32 observation vector of Thirty-One, and :func:`decode` for rule agents.
 
-The layout is the same for every seat, player count (2..9) and option set: seats are *relative*
-(``r`` = how many places to the observer's left, ``r = 0`` is the observer), and seats a table does
-not have are zero with ``present = 0``. ``OBS_SIZE = 1130``:
+The layout is the same for every seat, player count (2..9) and option set of the classic game
+(the stock and the discard pile; the variants ``scat``, ``no_elimination`` and ``cut_throat``): seats
+are *relative* (``r`` = how many places to the observer's left, ``r = 0`` is the observer), and seats a
+table does not have are zero with ``present = 0``. Games with cards on the table use the longer table
+layout of ``observation_table.py``, which starts with this one. ``OBS_SIZE = 1130``:
 
 ====================  =====  ===================================================================
 offset                size   content (cards are one-hot over the 52 card ids of ``cards.py``)
@@ -49,19 +51,45 @@ import numpy as np
 
 from envs.thirtyone import actions as A
 from envs.thirtyone.cards import NUM_CARDS, cards_of
+from envs.thirtyone.layout import (  # noqa: F401  (re-exported: the layout's constants were always here)
+    ACTIVE,
+    ANY_KNOCK,
+    COUNTY,
+    DEALER,
+    DECK32,
+    GLOBAL,
+    HAND,
+    HELD_BY,
+    KNOCKED,
+    LAP,
+    LIVES,
+    LOCKED,
+    MAX_SEATS,
+    MIN_KNOCK,
+    NUM_PLANES,
+    OBS_SIZE,
+    OBSERVATION_VERSION,
+    OUT,
+    PHASE,
+    PILE,
+    PILE_BY,
+    PLAYERS,
+    POINTS,
+    PRESENT,
+    ROUND,
+    ROUND_EP,
+    SCORE,
+    SEAT_FEATURES,
+    SEATS,
+    STOCK,
+    THREE_ACES,
+    THREE_KIND,
+    TO_ACT,
+    TOP,
+    TURN,
+    VALUE,
+)
 from envs.thirtyone.rules import DISCARD, OVER, THROW, ThirtyOneGame, ThirtyOneState
-
-MAX_SEATS = 9
-NUM_PLANES = 3 + MAX_SEATS + (MAX_SEATS - 1)
-HAND, TOP, LOCKED, PILE_BY, HELD_BY = 0, 52, 104, 156, 624
-SEATS = NUM_PLANES * NUM_CARDS  # 1040
-SEAT_FEATURES = 8
-PRESENT, OUT, LIVES, COUNTY, KNOCKED, DEALER, SCORE, TO_ACT = range(SEAT_FEATURES)
-GLOBAL = SEATS + MAX_SEATS * SEAT_FEATURES  # 1112
-(PHASE, STOCK, PILE, ANY_KNOCK, TURN, LAP, ROUND, ACTIVE, PLAYERS, VALUE, MIN_KNOCK, DECK32, POINTS,
- ROUND_EP, THREE_KIND, THREE_ACES) = (GLOBAL + i for i in (0, *range(3, 18)))  # fmt: skip
-OBS_SIZE = GLOBAL + 18  # 1130
-OBSERVATION_VERSION = 1  # bump when the layout changes: checkpoints record it
 
 _BIT = [1 << c for c in range(NUM_CARDS)]
 _ZEROS = memoryview(np.zeros(SEATS, np.float32))  # clears the card planes in one copy
@@ -303,7 +331,7 @@ class ObservationEncoder:
         return [memoryview(row) for row in block]
 
 
-PHASES = ("throw_down", "draw", "discard", "over")
+PHASES = ("throw_down", "draw", "discard", "over")  # the classic phase one-hot (table phases: observation_table)
 
 
 def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
@@ -315,11 +343,19 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
     ``present``, ``out``, ``lives`` (fraction of the lives option), ``on_county``, ``scores``
     (fraction of the target) (per relative seat), ``turn``, ``lap``, ``round``, ``active``,
     ``players``, ``value``, ``min_knock_score``, ``deck``, ``points_game``, ``round_episode``,
-    ``three_of_a_kind``, ``three_aces`` (the option values, None when off).
+    ``three_of_a_kind``, ``three_aces`` (the option values, None when off). A table-layout
+    observation (``observation_table``) adds ``table``, ``face_down``, ``occupied``, ``exchanged``,
+    ``taken``, ``dead``, ``tokens``, ``pot``, ``table_phase``, ``exchange``, ``ranking``,
+    ``straight_flush``, ``rounds_cap``, ``switch_restart``, ``restarted``, ``pot_game`` (and ``value``
+    is the brag value with ``ranking="brag"``).
     """
-    v = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
-    if v.shape != (OBS_SIZE,):
-        raise ValueError(f"not a Thirty-One observation: shape {v.shape}, expected ({OBS_SIZE},)")
+    from envs.thirtyone.observation_table import TABLE_OBS_SIZE, decode_table
+
+    full = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
+    if full.shape not in ((OBS_SIZE,), (TABLE_OBS_SIZE,)):
+        raise ValueError(f"not a Thirty-One observation: shape {full.shape}, expected ({OBS_SIZE},) or "
+                         f"({TABLE_OBS_SIZE},) (the table layout)")
+    v = full[:OBS_SIZE]
     planes = v[:SEATS].reshape(NUM_PLANES, NUM_CARDS) > 0.5
 
     def ids(row: np.ndarray) -> list[int]:
@@ -334,7 +370,7 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
     g = v[GLOBAL:]
     phase = int(np.argmax(g[:3])) if g[:3].any() else 3
     top, locked = ids(planes[1]), ids(planes[2])
-    return {
+    info = {
         "hand": ids(planes[0]),
         "top": top[0] if top else -1,
         "locked": locked[0] if locked else -1,
@@ -365,9 +401,10 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
         "three_of_a_kind": round(float(v[THREE_KIND]) * 62) / 2 or None,
         "three_aces": 32 if v[THREE_ACES] > 0.5 else None,
     }
+    return decode_table(full, info) if full.shape == (TABLE_OBS_SIZE,) else info
 
 
-def hand_of(observation: dict[str, np.ndarray] | np.ndarray) -> list[int]:
+def hand_of(observation: dict[str, np.ndarray] | np.ndarray) -> list[int]:  # either layout: the hand comes first
     """Just the own hand (card ids) of an observation."""
     v = observation["observation"] if isinstance(observation, dict) else observation
     return [int(c) for c in np.flatnonzero(np.asarray(v[:NUM_CARDS]) > 0.5)]

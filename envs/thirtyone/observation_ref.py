@@ -1,5 +1,10 @@
 """The reference Thirty-One observation: built from the state alone, entry by entry (slow, simple).
 
+The layout is documented in ``observation.py``; its offsets live in ``layout.py``.
+
+It is also the first 1130 entries of the table layout (``observation_table``), which adds the table
+cards and overwrites the few entries it documents.
+
 :class:`envs.thirtyone.observation.ObservationEncoder` keeps the vectors incrementally for speed;
 tests check that it always equals :func:`encode_reference` bit for bit. The float formulas here
 (``turn * (1 / (10 * active))``, ``min(score / target, 1)``, ...) are the ones the shipped
@@ -10,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.thirtyone import observation as L
+from envs.thirtyone import layout as L
 from envs.thirtyone.rules import DISCARD, OVER, THROW, ThirtyOneState
 
 
@@ -39,13 +44,13 @@ def encode_reference(state: ThirtyOneState, seat: int) -> np.ndarray:
         base = L.SEATS + ((t - seat) % n) * L.SEAT_FEATURES
         out[base + L.PRESENT] = 1.0
         out[base + L.OUT] = not s.alive[t]
-        out[base + L.LIVES] = s.lives(t) / float(o.lives)
+        out[base + L.LIVES] = min(s.lives(t) / float(o.lives), 1.0)  # the pot game: tokens may grow
         out[base + L.COUNTY] = s.on_county(t)
         out[base + L.KNOCKED] = t == s.knocker
         out[base + L.DEALER] = t == s.dealer
         out[base + L.SCORE] = min(s.scores[t] / float(o.target_score), 1.0) if points else 0.0
         out[base + L.TO_ACT] = t == cp
-    if ph != OVER:
+    if ph < OVER:  # the classic phases (the table layout encodes its own)
         out[L.PHASE + ph] = 1.0
     out[L.STOCK] = len(s.stock) / 52.0
     out[L.PILE] = len(s.pile) / 52.0

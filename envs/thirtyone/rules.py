@@ -12,6 +12,10 @@ a discard, also after a knock. With the ``throw_down`` option the first player o
 chooses, before looking, between ``throw_down`` (everyone shows at once, scored like a knock by
 the thrower) and ``look``.
 
+Games with cards on the table (the widow of Banking, the pool of Stop the Bus and Schwimmen, the two
+table hands of Switch) are played by ``envs.thirtyone.table``; the end of a round (lives, points, the
+pot, token rewards) is scored by ``envs.thirtyone.settle``.
+
 Decisions the sources leave open (documented in the README):
 
 * A round that would eliminate every remaining player eliminates nobody (its losses are void).
@@ -31,15 +35,32 @@ from typing import Any
 
 from envs.checks import as_integer, as_seat
 from envs.thirtyone import actions as A
+from envs.thirtyone import deal, settle, table
 from envs.thirtyone.cards import DECKS, NUM_CARDS, check_deck
-from envs.thirtyone.options import ThirtyOneOptions, validate_options
-from envs.thirtyone.scoring import BLITZ, HandValuer, elimination_reward, final_rewards, lives_lost, points_won
+from envs.thirtyone.options import CLASSIC_ONLY, ThirtyOneOptions, validate_options
+from envs.thirtyone.phases import (  # noqa: F401  (re-exported: the phases' public home is here)
+    CHOOSE,
+    DISCARD,
+    DRAW,
+    EXCHANGES,
+    MORE,
+    OVER,
+    PHASE_NAMES,
+    PLACE,
+    POOL,
+    RENEWED,
+    RESTART,
+    STOCK,
+    SWITCH,
+    THROW,
+    TURN,
+    WIDOW,
+)
+from envs.thirtyone.scoring import HandValuer
 
-THROW, DRAW, DISCARD, OVER = range(4)
-PHASE_NAMES = ("throw_down", "draw", "discard", "over")
 STAT_KEYS = (
     "rounds", "knocks", "blitzes", "deal_blitzes", "voids", "reshuffles", "throw_downs", "capped",
-    "knocker_losses", "turns",
+    "knocker_losses", "turns", "restarts", "exchanges",
 )  # fmt: skip
 
 # legal_bytes() of the choices that are not a discard
@@ -49,16 +70,6 @@ _DRAW_TAKE, _DRAW_TAKE_KNOCK, _THROW_LOOK = (
 )
 
 
-def _layout(dealer: int, alive: tuple[bool, ...] | list[bool]) -> tuple[list[int], list[int]]:
-    """Seats in the round, clockwise from the dealer's left, and each one's next seat."""
-    n = len(alive)
-    seats = [(dealer + i) % n for i in range(1, n + 1) if alive[(dealer + i) % n]]
-    nxt = [-1] * n
-    for i, s in enumerate(seats):
-        nxt[s] = seats[(i + 1) % len(seats)]
-    return seats, nxt
-
-
 class ThirtyOneGame:
     """The options of a game and the factory of its states (``envs.core.Game``)."""
 
@@ -66,18 +77,23 @@ class ThirtyOneGame:
         self.options: ThirtyOneOptions = validate_options(**options)
         o = self.options
         self.num_players = o.num_players
-        self.num_actions = A.NUM_ACTIONS
+        self.exchange = EXCHANGES.index(o.exchange)
+        # The classic observation and action table (what the shipped checkpoints know) unless the game
+        # uses an option that table does not describe.
+        self.table_layout = any(getattr(o, k) != v for k, v in CLASSIC_ONLY.items()) or o.scoring == "pot"
+        self.num_actions = A.NUM_TABLE_ACTIONS if self.table_layout else A.NUM_ACTIONS
         self.deck_cards: tuple[int, ...] = DECKS[o.deck]
-        self.valuer = HandValuer(o.three_of_a_kind, o.three_aces)
+        self.valuer = HandValuer(o.three_of_a_kind, o.three_aces, o.straight_flush, o.ranking)
         self.start_tokens = o.lives + (1 if o.free_ride else 0)
-        self.layouts: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # cache of _layout
+        self.layouts: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # cache of deal.seat_layout
 
     def new_initial_state(
         self, seed: int | None = None, deck: list[str | int] | None = None, dealer: int | None = None
     ) -> ThirtyOneState:
         """A new game. ``deck`` fixes the order of the first deal (``deck[0]`` is dealt first, to
         the dealer's left; after the deal the next card is turned up, the rest is the stock, top
-        first); later deals are shuffled from ``seed``. ``dealer`` overrides ``first_dealer``."""
+        first; see ``envs.thirtyone.table.deal_positions`` for the table games); later deals are
+        shuffled from ``seed``. ``dealer`` overrides ``first_dealer``."""
         cards = self.check_deck(deck) if deck is not None else None
         if dealer is not None:
             dealer = as_seat(dealer, self.num_players, "dealer")
@@ -88,7 +104,11 @@ class ThirtyOneGame:
         return check_deck(deck, self.options.deck)
 
     def action_name(self, action: int) -> str:
-        return A.action_name(action)
+        name = A.action_name(action)
+        if int(action) >= self.num_actions:
+            raise ValueError(f"action {action!r} out of range 0..{self.num_actions - 1} of this game ({name!r} "
+                             "is an action of the games with table cards)")
+        return name
 
     def action_index(self, name: str) -> int:
         return A.action_index(name)
@@ -105,6 +125,9 @@ class ThirtyOneState:
         "dealer", "seats", "next_seat", "knock_from", "hands", "hand_mask", "stock", "pile", "owner",
         "disc_by", "known", "phase", "current_player", "locked", "knocker", "turn_no", "round_no",
         "pub_version", "moves", "last_round", "stats", "ordered_stock", "deck",
+        # games with table cards (envs.thirtyone.table) and token accounting (envs.thirtyone.settle)
+        "num_actions", "tk", "blitz", "turn_phase", "table", "face_up", "table_by", "slot", "taken", "exchanged",
+        "dead", "gone", "peek", "restarted", "offers", "pending", "paid", "kitty", "kitty_to", "pot", "anted",
     )  # fmt: skip
 
     def __init__(self, game: ThirtyOneGame, seed: int | None, deck: list[int] | None, dealer: int | None) -> None:
@@ -112,28 +135,47 @@ class ThirtyOneState:
         n = o.num_players
         self.game, self.opts, self.n, self.valuer = game, o, n, game.valuer
         self.memo = game.valuer.memo  # hand values by bit set, every 3-card hand included
+        self.blitz = game.valuer.blitz  # 31 (brag: no blitz)
+        self.tk = game.exchange
+        self.num_actions = game.num_actions
+        self.turn_phase = DRAW if self.tk <= WIDOW else TURN
         self.rng = random.Random(seed)
-        self.tokens = [game.start_tokens] * n  # lives + the free ride; 0 = out
+        self.tokens = [game.start_tokens] * n  # lives + the free ride (pot game: tokens); 0 = out
         self.scores = [0] * n  # points game
         self.alive = [True] * n
         self.payoff = [0.0] * n
         self.n_out = 0
+        self.paid = [0] * n  # tokens paid into the kitty (lives game, token rewards)
+        self.kitty = 0
+        self.kitty_to = [0] * n  # who took the kitty at the end
+        self.pot = 0  # pot game: this round's pot
+        self.anted = [0] * n
         if dealer is None:
             dealer = o.first_dealer if o.first_dealer is not None else self.rng.randrange(n)
         self.dealer = dealer
-        self.owner = [-1] * NUM_CARDS  # who discarded each card now in the pile
+        self.owner = [-1] * NUM_CARDS  # who discarded (or put on the table) each visible card
         self.deck = list(game.deck_cards)  # permuted in place by each random deal
         self.round_no = 0
         self.pub_version = 0  # changes with every deal and at the end
         self.moves = 0  # apply_action calls (illegal ones included): lets caches check they are current
         self.last_round: dict[str, Any] | None = None
         self.stats = dict.fromkeys(STAT_KEYS, 0)
+        self.table: list[int] = []  # the table slots (games with table cards: envs.thirtyone.table)
+        self.face_up: list[int] = []
+        self.table_by: list[int] = []
+        self.slot = self.peek = -1
+        self.taken = self.exchanged = self.dead = self.gone = 0
+        self.offers: list[int] = []
+        self.pending: tuple[str, int] | None = None
+        self.restarted = False
         self._start_round(deck)
 
     # ----------------------------------------------------------------- the protocol
     def legal_actions(self) -> list[int]:
         ph = self.phase
         if ph == DRAW:
+            if self.tk:  # the widow game
+                return ([A.DRAW, A.TAKE, A.KNOCK] if self._knock_open() else [A.DRAW, A.TAKE]) + table.widow_picks(self)
             if self._knock_open():
                 return [A.DRAW, A.TAKE, A.KNOCK]
             return [A.DRAW, A.TAKE]
@@ -142,21 +184,28 @@ class ThirtyOneState:
             return sorted([c for c in self.hands[self.current_player] if c != lk])
         if ph == THROW:
             return [A.THROW_DOWN, A.LOOK]
-        return []
+        if ph == OVER:
+            return []
+        return table.legal_actions(self)
 
     def legal_bytes(self) -> bytearray:
         """``legal_actions()`` as a 0/1 byte per action (a new buffer): the env's action mask."""
         ph = self.phase
-        if ph == DISCARD:
-            out = bytearray(A.NUM_ACTIONS)
-            for c in self.hands[self.current_player]:
-                out[c] = 1
-            if self.locked >= 0:
-                out[self.locked] = 0
-            return out
-        if ph == DRAW:
-            return bytearray(_DRAW_TAKE_KNOCK if self._knock_open() else _DRAW_TAKE)
-        return bytearray(_THROW_LOOK if ph == THROW else A.NUM_ACTIONS)
+        if self.num_actions == A.NUM_ACTIONS:  # the classic table
+            if ph == DISCARD:
+                out = bytearray(A.NUM_ACTIONS)
+                for c in self.hands[self.current_player]:
+                    out[c] = 1
+                if self.locked >= 0:
+                    out[self.locked] = 0
+                return out
+            if ph == DRAW:
+                return bytearray(_DRAW_TAKE_KNOCK if self._knock_open() else _DRAW_TAKE)
+            return bytearray(_THROW_LOOK if ph == THROW else A.NUM_ACTIONS)
+        out = bytearray(self.num_actions)
+        for a in self.legal_actions():
+            out[a] = 1
+        return out
 
     def apply_action(self, action: int) -> None:
         if type(action) is not int:  # numpy integers are welcome; floats, strings and bools are not
@@ -177,7 +226,7 @@ class ThirtyOneState:
                     self.known[p] &= ~bit
                     self.locked = -1
                     self.turn_no += 1
-                    if self.memo[mask] >= BLITZ:  # 3 cards: always in the memo
+                    if self.memo[mask] >= self.blitz:  # 3 cards: always in the memo
                         self._end_round("blitz", self.knocker)
                     else:
                         self._next_turn()
@@ -209,27 +258,25 @@ class ThirtyOneState:
                 self.phase = DISCARD
                 return
             if action == A.KNOCK:
-                if self.knocker >= 0:
-                    self._illegal(action, f"player_{self.knocker} has already knocked this round")
-                if not self._may_knock():
-                    self._illegal(action, self._knock_reason())
-                self.knocker = p
-                self.stats["knocks"] += 1
-                self.turn_no += 1
-                self._next_turn()
+                self._knock(action)
                 return
-            self._illegal(action, "a turn starts with draw, take or knock")
+            if self.tk == WIDOW and A.PICK <= action < A.PICK + 3:
+                table.apply_action(self, action)
+                return
+            self._illegal(action, "a turn starts with draw, take or knock" + (" or a widow pick" if self.tk else ""))
         elif ph == THROW:
             if action == A.THROW_DOWN:
                 self.stats["throw_downs"] += 1
                 self._end_round("throw_down", p)
                 return
             if action == A.LOOK:
-                self.phase = DRAW
+                self.phase = self.turn_phase
                 return
             self._illegal(action, "the first player chooses throw_down or look before looking")
-        else:
+        elif ph == OVER:
             raise ValueError(f"action {action!r} applied to a finished game")
+        else:
+            table.apply_action(self, action)
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
@@ -263,11 +310,33 @@ class ThirtyOneState:
         return self.valuer.value(self.hand_mask[seat])
 
     def lives(self, seat: int) -> int:
-        """Lives left, not counting the free ride."""
+        """Lives left, not counting the free ride (the pot game: tokens)."""
         return max(0, self.tokens[seat] - (1 if self.opts.free_ride else 0))
 
     def on_county(self, seat: int) -> bool:
         return self.opts.free_ride and self.tokens[seat] == 1
+
+    def _draw_stock(self) -> int:
+        """Draw the top card of the stock (apply_action inlines the same for speed)."""
+        st = self.stock
+        if self.ordered_stock:
+            return st.pop()
+        # a uniformly random card of the stock: the same as drawing from a shuffled one
+        i = int(self.rng.random() * len(st))
+        c = st[i]
+        st[i] = st[-1]
+        st.pop()
+        return c
+
+    def _knock(self, action: int) -> None:
+        if self.knocker >= 0:
+            self._illegal(action, f"player_{self.knocker} has already knocked this round")
+        if not self._may_knock():
+            self._illegal(action, self._knock_reason())
+        self.knocker = self.current_player
+        self.stats["knocks"] += 1
+        self.turn_no += 1
+        self._next_turn()
 
     def _knock_open(self) -> bool:
         """Knock is a legal choice now (nobody has knocked this round, and the player may)."""
@@ -294,55 +363,9 @@ class ThirtyOneState:
             f"{PHASE_NAMES[self.phase]!r}: {why}; legal: {[A.ACTION_NAMES[a] for a in self.legal_actions()]}"
         )
 
-    def _start_round(self, deck: list[int] | None = None) -> None:
-        n = self.n
-        self.round_no += 1
-        self.pub_version += 1
-        layout = self.game.layouts.get((self.dealer, *self.alive))
-        if layout is None:
-            layout = self.game.layouts[(self.dealer, *self.alive)] = _layout(self.dealer, self.alive)
-        seats, self.next_seat = layout
-        self.seats = seats
-        m = len(seats)
-        self.knock_from = m if self.opts.knock_allowed == "after_first_round" else 0
-        k = 3 * m + 1
-        if deck is None:  # deal a uniform random prefix (partial Fisher-Yates); the rest is the stock
-            deck = self.deck
-            rnd = self.rng.random
-            size = len(deck)
-            for i in range(k):
-                j = i + int(rnd() * (size - i))
-                deck[i], deck[j] = deck[j], deck[i]
-            self.stock = deck[k:]  # drawn from at random, so its order does not matter
-            self.ordered_stock = False
-        else:  # a fixed deck order: pop() takes the top card
-            self.stock = deck[k:][::-1]
-            self.ordered_stock = True
-        hands: list[list[int]] = [[] for _ in range(n)]
-        masks = [0] * n
-        value = self.valuer.memo
-        blitz = False
-        for j, s in enumerate(seats):  # one card at a time from the dealer's left
-            a, b, c = deck[j], deck[j + m], deck[j + 2 * m]
-            hands[s] = [a, b, c]
-            masks[s] = mask = (1 << a) | (1 << b) | (1 << c)
-            if value[mask] >= BLITZ:
-                blitz = True
-        self.hands, self.hand_mask = hands, masks
-        up = deck[k - 1]
-        self.pile = [up]
-        self.owner[up] = self.dealer
-        self.disc_by = [0] * n
-        self.disc_by[self.dealer] = 1 << up
-        self.known = [0] * n
-        self.current_player = seats[0]
-        self.phase = THROW if self.opts.throw_down else DRAW
-        self.locked = -1
-        self.knocker = -1
-        self.turn_no = 0
-        if blitz:
-            self.stats["deal_blitzes"] += 1
-            self._end_round("blitz")
+    def _start_round(self, deck: list[int] | None = None, restart: tuple[int, list[int]] | None = None) -> None:
+        """Deal a round (``envs.thirtyone.deal``). ``restart``: (seat, hand) of a Switch restart."""
+        deal.start_round(self, deck, restart)
 
     def _next_turn(self) -> None:
         nxt = self.next_seat[self.current_player]
@@ -354,7 +377,7 @@ class ThirtyOneState:
             self.stats["capped"] += 1
             self._end_round("capped")
             return
-        if not self.stock:
+        if not self.stock and self.tk <= WIDOW:
             if self.opts.stock_exhausted == "draw" and self.knocker < 0:
                 self.stats["voids"] += 1
                 self._end_round("void")
@@ -364,72 +387,19 @@ class ThirtyOneState:
             self.ordered_stock = False
             self.pile = [top]
             keep = 1 << top
-            self.disc_by = [d & keep for d in self.disc_by]
+            if self.tk == STOCK:
+                self.disc_by = [d & keep for d in self.disc_by]
+            else:  # the face-up table cards stay visible
+                self.disc_by = [d & (keep | table.face_up_mask(self)) for d in self.disc_by]
             self.stats["reshuffles"] += 1
         self.current_player = nxt
-        self.phase = DRAW
+        self.phase = self.turn_phase
 
     def _end_round(self, kind: str, knocker: int = -1) -> None:
         """Score the round (kind: showdown, capped, blitz, throw_down, void); deal the next or finish."""
-        o, seats, st = self.opts, self.seats, self.stats
-        st["rounds"] += 1
-        st["turns"] += self.turn_no
-        if kind == "blitz":
-            st["blitzes"] += 1
-        values = [self.valuer.value(self.hand_mask[s]) for s in seats]
-        k = seats.index(knocker) if knocker >= 0 else None
-        if kind == "void":
-            delta = [0] * len(seats)
-        elif o.scoring == "lives":
-            delta = lives_lost(values, k, knocker_penalty=o.knocker_penalty, knocker_tie=o.knocker_tie)
-        else:
-            delta = points_won(values, k)
-        if k is not None and kind != "blitz":
-            if (delta[k] > 0) if o.scoring == "lives" else (delta[k] == 0):
-                st["knocker_losses"] += 1
-        self.last_round = {
-            "round": self.round_no, "kind": kind, "knocker": knocker, "seats": list(seats),
-            "hands": [self.hands[s] for s in seats],
-            "values": values, "lives_lost" if o.scoring == "lives" else "points": delta,
-            "eliminated": [], "void": kind == "void",
-        }  # fmt: skip
-        lives = o.scoring == "lives"
-        if o.episode == "round":  # rewards: minus the lives lost, or the points won
-            for s, d in zip(seats, delta, strict=True):
-                self.payoff[s] = float(-d if lives else d)
-                self.tokens[s] = max(0, self.tokens[s] - d) if lives else self.tokens[s]
-                self.scores[s] += 0 if lives else d
-            self._finish()
+        if self.opts.switch_restart and table.offer_restart(self, kind, knocker):
             return
-        if lives:
-            out = [s for s, d in zip(seats, delta, strict=True) if d and self.tokens[s] <= d]
-            if len(out) == len(seats):  # nobody would be left: the round's losses are void
-                self.last_round["void"] = True
-            else:
-                for s, d in zip(seats, delta, strict=True):
-                    self.tokens[s] = max(0, self.tokens[s] - d)
-                for s in out:
-                    self.alive[s] = False
-                    self.payoff[s] = elimination_reward(self.n, self.n_out, len(out), o.reward_scheme)
-                self.n_out += len(out)
-                self.last_round["eliminated"] = out
-            if sum(self.alive) == 1:
-                winner = next(s for s in seats if self.alive[s])
-                self.payoff[winner] = 1.0
-                self._finish()
-                return
-        else:
-            for s, d in zip(seats, delta, strict=True):
-                self.scores[s] += d
-            top = max(self.scores)
-            if top >= o.target_score and self.scores.count(top) == 1:
-                self.payoff = final_rewards(self.scores, o.reward_scheme)
-                self._finish()
-                return
-        self.dealer = self.next_seat[self.dealer]
-        while not self.alive[self.dealer]:
-            self.dealer = (self.dealer + 1) % self.n
-        self._start_round()
+        settle.end_round(self, kind, knocker)
 
     def _finish(self) -> None:
         self.phase = OVER

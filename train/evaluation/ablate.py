@@ -39,10 +39,11 @@ from train.interrupt import children_ignore_signals
 class HandOver(Agent):
     """Plays like ``agent`` except in decisions that offer an action of one of ``kinds``: ``teacher`` decides those."""
 
-    def __init__(self, agent: Agent, teacher: Agent, game: str, kinds: Sequence[str]) -> None:
+    def __init__(self, agent: Agent, teacher: Agent, game: str, kinds: Sequence[str],
+                 env_options: dict[str, Any] | None = None) -> None:
         self.agent, self.teacher, self.game = agent, teacher, game
         self.shareable = bool(getattr(agent, "shareable", False) and getattr(teacher, "shareable", False))
-        self.handed = describe(game).kinds_mask(kinds)
+        self.handed = describe(game).kinds_mask(kinds, env_options)
 
     def _handed(self, observation: Observation) -> bool:
         return bool(self.handed[np.asarray(observation["action_mask"], dtype=bool)].any())
@@ -72,7 +73,7 @@ def _run(agent_spec: str, teacher: str, game: str, kinds: Sequence[str], deals: 
          env_options: dict[str, Any] | None) -> EvalResult:
     torch.set_num_threads(1)  # one run per core
     player = HandOver(agents.make(agent_spec, game=game, seed=seed), agents.make(teacher, game=game, seed=seed),
-                      game, kinds)
+                      game, kinds, env_options)
     return evaluate(player, teacher, game, env_options, deals, seed=seed, duplicate=True)
 
 
@@ -85,7 +86,7 @@ def ablate(agent_spec: str, game: str, teacher: str = "rule", groups: dict[str, 
     groups = description.ablation_groups if groups is None else groups
     runs = {"(none)": ()} | {name: tuple(kinds) for name, kinds in groups.items()}
     for kinds in runs.values():  # fail here, with the spec's or kind's own error, not inside a worker
-        description.kinds_mask(kinds)
+        description.kinds_mask(kinds, env_options)
     agents.make(agent_spec, game=game)
     agents.make(teacher, game=game)
     bar = tqdm(total=len(runs), desc="ablation", unit="run", disable=not progress)

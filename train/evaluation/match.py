@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from arena import AgentCache, Deal, Finished, play
+from arena import AgentCache, Deal, Finished, check_shape, env_shape, play
 from envs.games import GameDescription, describe
 from train.interrupt import children_ignore_signals
 
@@ -151,9 +151,15 @@ def play_chunk(cfg: MatchConfig, chunk: int, start: int, stop: int) -> list[Game
     games = [(u, m, tuple(mu[i] for i in s)) for u in range(start, stop)
              for m, mu in enumerate(matchups(len(cfg.specs), cfg.schedule, cfg.focus))
              for s in seatings(len(mu), seats)]
-    cache = AgentCache(lambda a, table, seat: make_agent(cfg.specs[a], cfg.game,
-                                                         _agent_seed(cfg.seed, chunk, a, table, seat), cfg.greedy))
     envs = [make_env(cfg.game, cfg.env_options) for _ in range(min(cfg.window, len(games)))]
+    shape = env_shape(envs[0]) if envs else (0, 0)
+
+    def build(a: int, table: int, seat: int) -> Any:
+        agent = make_agent(cfg.specs[a], cfg.game, _agent_seed(cfg.seed, chunk, a, table, seat), cfg.greedy)
+        check_shape(agent, shape, cfg.specs[a])  # a checkpoint of another table kind fails here, named
+        return agent
+
+    cache = AgentCache(build)
     records: list[GameRecord | None] = [None] * len(games)
     pending = iter(range(len(games)))
 
@@ -198,9 +204,9 @@ def check_agents(cfg: MatchConfig) -> None:
     describe(cfg.game)  # an unknown game fails here, naming the known ones
     if not cfg.specs:
         raise ValueError("no agents to evaluate")
-    make_env(cfg.game, cfg.env_options)  # unknown or bad env options fail here
+    shape = env_shape(make_env(cfg.game, cfg.env_options))  # unknown or bad env options fail here
     for spec in cfg.specs:
-        make_agent(spec, cfg.game, 0, cfg.greedy)
+        check_shape(make_agent(spec, cfg.game, 0, cfg.greedy), shape, spec)
 
 
 def run_match(cfg: MatchConfig, workers: int = 2, progress: bool = True) -> MatchResult:

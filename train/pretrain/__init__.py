@@ -155,7 +155,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     rng = np.random.default_rng(seed)
     teachers = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
     driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
-    recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only) if teach_only else None)
+    recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only, env_options) if teach_only else None)
     seats = [Demonstrator(recorder, t, driver_agent) for t in teachers]
     labels = [teacher] * len(seats)
     started = 0
