@@ -72,9 +72,13 @@ def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tenso
     blitz = ((values >= BLITZ) & inround).any(0)
     low = torch.where(inround, values, 1 << 20).min(0).values
     lost = ((values == low) & inround).long()
-    mine = (seats == knocker) & (lost == 1)
+    is_knocker = seats == knocker
+    caught = (is_knocker & (lost == 1)).any(0)  # the knocker is among the lowest
     alone = lost.sum(0) == 1
-    lost = torch.where(mine, penalty if double_tie else torch.where(alone, penalty, 0), lost)
+    # alone: the knocker pays the penalty; tied: "safe" spares the knocker, "double" makes the
+    # knocker pay the penalty and spares the others
+    tied = torch.where(is_knocker, penalty, 0) if double_tie else torch.where(is_knocker, 0, lost)
+    lost = torch.where(caught & alone, torch.where(is_knocker, penalty, lost), torch.where(caught, tied, lost))
     return torch.where(blitz, ((values < BLITZ) & inround).long(), lost)
 
 

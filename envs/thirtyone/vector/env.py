@@ -46,17 +46,24 @@ from envs.thirtyone.vector.observe import Context, legal_mask, observe
 from envs.thirtyone.vector.tables import tables
 from envs.vector import VectorState
 
-UNSUPPORTED = ("scoring", "three_of_a_kind", "three_aces", "deck", "throw_down", "stock_exhausted")
-SUPPORTED = tuple(f for f in ThirtyOneOptions.__dataclass_fields__ if f not in UNSUPPORTED + ("target_score",))
+# Options the engine does not implement: they must keep their default (the scat table's).
+UNSUPPORTED = ("scoring", "three_of_a_kind", "three_aces", "straight_flush", "ranking", "deck", "exchange",
+               "throw_down", "stock_exhausted", "switch_restart", "max_rounds")
+IGNORED = ("target_score", "ante")  # options of the points and pot games only
+SUPPORTED = tuple(f for f in ThirtyOneOptions.__dataclass_fields__ if f not in UNSUPPORTED + IGNORED)
 
 
 def check_supported(options: ThirtyOneOptions) -> None:
+    """A ValueError naming the first option (or value) the batched engine does not support."""
     default = ThirtyOneOptions()
     for key in UNSUPPORTED:
         if getattr(options, key) != getattr(default, key):
             raise ValueError(f"the batched Thirty-One engine does not support {key}={getattr(options, key)!r} yet "
-                             f"(only the default {getattr(default, key)!r}); use the AEC env "
-                             f"(envs.vector.AECVectorEnv) for it. Supported options: {', '.join(SUPPORTED)}")
+                             f"(variant {options.variant!r}; only the default {getattr(default, key)!r}); use the "
+                             f"AEC env (envs.vector.AECVectorEnv) for it. Supported options: {', '.join(SUPPORTED)}")
+    if options.reward_scheme == "tokens":
+        raise ValueError("the batched Thirty-One engine does not support reward_scheme='tokens' yet ('win' and "
+                         "'placement' it does); use the AEC env (envs.vector.AECVectorEnv) for it")
 
 
 class ThirtyOneVectorEnv:

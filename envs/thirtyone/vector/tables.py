@@ -2,7 +2,7 @@
 
 Hand values come from ``envs.thirtyone.cards.VALUE`` (a suit's cards summed, as
 ``scoring.hand_value``), elimination rewards from ``scoring.elimination_reward``, the seating of a
-round from ``rules._layout``, the float scalings from ``observation_ref.encode_reference``'s
+round from ``deal.seat_layout``, the float scalings from ``observation_ref.encode_reference``'s
 formulas. :func:`tables` caches one set per device and player count.
 """
 
@@ -16,8 +16,8 @@ import torch
 
 from envs.thirtyone import actions as A
 from envs.thirtyone.cards import NUM_CARDS, RANK, SUIT, VALUE
+from envs.thirtyone.deal import seat_layout
 from envs.thirtyone.observation import MAX_SEATS
-from envs.thirtyone.rules import _layout
 from envs.thirtyone.scoring import elimination_reward
 
 RANKS = 13
@@ -63,7 +63,7 @@ def _host(n: int) -> dict:
     for mask in range(1, 1 << n):
         alive = [bool(mask >> s & 1) for s in range(n)]
         for dealer in range(n):
-            seats, next_seat = _layout(dealer, alive)
+            seats, next_seat = seat_layout(dealer, alive)
             for j, s in enumerate(seats):
                 pos[mask, dealer, s] = j
                 assert next_seat[s] == next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n])
