@@ -26,7 +26,8 @@ from envs.skat.rules import AUCTION
 from envs.skat.scoring import Outcome, ramsch_scores, seat_scores, settle
 from envs.vector import random_legal_actions
 
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+NO_CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+DEVICES = ["cpu", pytest.param("cuda", marks=NO_CUDA)]
 COMBOS = [dict(scoring=s, kontra=k, ramsch=r) for s, k, r in itertools.product(("tournament", "classic"),
                                                                                  (False, True), (False, True))]
 

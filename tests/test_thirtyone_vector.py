@@ -27,7 +27,8 @@ from envs.thirtyone.cards import CARD_NAMES, NUM_CARDS
 from envs.thirtyone.scoring import lives_lost
 from envs.vector import random_legal_actions
 
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+NO_CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+DEVICES = ["cpu", pytest.param("cuda", marks=NO_CUDA)]
 COMBOS = [dict(num_players=4), dict(num_players=2, lives=1), dict(num_players=3, episode="round"),
           dict(num_players=5, reward_scheme="placement", lives=2), dict(num_players=9, lives=1, free_ride=False),
           dict(num_players=4, lives=1, free_ride=False, knock_allowed="after_first_round", knocker_tie="double",
