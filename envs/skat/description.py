@@ -87,6 +87,12 @@ class SkatDescription(GameDescription):
             slot = ((me + slot) % 4 - me) % 3
         return (slot + 1) * (declarer.sum(dim=1) > 0.5)  # at two players the opponent is slot 1
 
+    def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
+        """The batched engine (``envs.skat.vector``): every Skat option, no Python loop over deals."""
+        from envs.skat.vector import vector_env
+
+        return vector_env(num_envs, device=device, seed=seed, **options)
+
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode
 

@@ -47,6 +47,20 @@ class ThirtyOneDescription(GameDescription):
 
         return decode(vector)
 
+    def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
+        """The batched engine (``envs.thirtyone.vector``) for the options it supports, else the AEC
+        loop (``envs.vector.AECVectorEnv``)."""
+        from envs.thirtyone.options import validate_options
+        from envs.thirtyone.vector.env import check_supported, vector_env
+
+        try:
+            check_supported(validate_options(**options))
+        except ValueError as e:
+            if "does not support" not in str(e):
+                raise
+            return super().vector_env(num_envs, device=device, seed=seed, **options)
+        return vector_env(num_envs, device=device, seed=seed, **options)
+
     def rules_game(self, **options: Any) -> Any:
         from envs.thirtyone.rules import ThirtyOneGame
 

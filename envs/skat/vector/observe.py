@@ -1,0 +1,125 @@
+"""Observation vectors and action masks of the batched Skat engine, equal to ``envs.skat.observation``
+and the rules core's ``legal_mask`` (the layout is documented there; ``OBSERVATION_VERSION`` is
+shared). Built from the state every step: card planes by one gather and a bit unpack, scalars by
+one scatter of the one-hots and a few table lookups.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from envs.skat import actions as A
+from envs.skat.observation import OBSERVATION_SIZE, SCALAR_OFFSET
+from envs.skat.rules import AUCTION, DECLARE, DISCARD, DONE, KONTRA, PLAY, RE, SKAT
+from envs.skat.vector.engine import F_VOIDS, HANDS, NUM_CONTRACTS, SKAT_DEALT, SKAT_NOW, TRICK, Batch
+from envs.skat.vector.tables import (
+    K_BIDDER,
+    K_CARDS,
+    K_DECLARE,
+    K_DONE,
+    K_KONTRA,
+    K_LISTENER,
+    K_RE,
+    K_SKAT,
+    K_STAGE3,
+    NB,
+    S_BID,
+    S_CARD_POINTS,
+    S_CONTRACT_END,
+    S_GAME_TYPE,
+    S_KONTRA_ON,
+    S_MAX_CALL,
+    S_RAMSCH_ON,
+    S_TOURNAMENT,
+    S_TRICK_COUNT,
+    S_VOIDS,
+    Tables,
+)
+
+FLOAT_ONE_BITS = 0x3F800000  # 1.0f: a card plane bit becomes this bit pattern
+_PHASE_KEY = {AUCTION: K_BIDDER, SKAT: K_SKAT, DISCARD: K_CARDS, DECLARE: K_DECLARE, KONTRA: K_KONTRA, RE: K_RE,
+              PLAY: K_CARDS, DONE: K_DONE}
+
+
+class Context:
+    """What every observation of one env shares: the one-hot rows with the table options set."""
+
+    def __init__(self, T: Tables, options, n: int) -> None:
+        self.aux_rows = T.aux_rows.clone()
+        self.aux_rows[:, S_RAMSCH_ON] = float(options.ramsch)
+        self.aux_rows[:, S_KONTRA_ON] = float(options.kontra)
+        self.aux_rows[:, S_TOURNAMENT] = float(options.scoring == "tournament")
+        self.ramsch = options.ramsch
+        self.feature_base = T.feature_base[:, None, None]
+        self.phase_keys = torch.tensor([_PHASE_KEY[ph] for ph in range(8)], dtype=torch.int64, device=T.device)
+
+
+def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    return table.index_select(0, index)
+
+
+def rotate(x: torch.Tensor, p: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The rows of ``x`` [..., 3 positions, N] for relative seats 0, 1, 2 of observer ``p`` [N]
+    (relative seat r is position (p + r) % 3). Selection by ``where``: faster than a gather here."""
+    x0, x1, x2 = x.unbind(-2)
+    first, second = p == 0, p == 1
+    return (torch.where(first, x0, torch.where(second, x1, x2)), torch.where(first, x1, torch.where(second, x2, x0)),
+            torch.where(first, x2, torch.where(second, x0, x1)))
+
+
+def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
+    """float32 [N, OBSERVATION_SIZE]: the observation of the position to act (forehand once over)."""
+    n = b.n
+    (phase, p, bid, _, bidder, listener, declarer, contract, _, taken, level, _, _, _, _, leader, tcount,
+     *_) = b.s.unbind(0)
+    out = torch.empty(n, OBSERVATION_SIZE, dtype=torch.float32, device=b.device)
+    # card planes: own hand, skat (declarer after pickup), played and trick cards by relative seat,
+    # the declarer's open hand in ouvert games; bit i of a plane's word goes to bit 31 (int32
+    # multiplication wraps), spreads to -1 or 0, and is masked to the bits of 1.0f
+    show_skat = (declarer == p) & (taken == 1)
+    ouvert = _pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
+    sets = b.sets
+    mine, left, right = rotate(sets[:TRICK + 3].view(3, 3, n), p)  # hands, played, trick of relative seats
+    open_hand = torch.where(ouvert, sets.gather(0, declarer.clamp(min=0)[None])[0], 0)
+    words = torch.stack((mine[0], sets[SKAT_NOW] * show_skat, sets[SKAT_DEALT] * show_skat, mine[1], left[1],
+                         right[1], mine[2], left[2], right[2], open_hand), 1).to(torch.int32)  # [N, 10]
+    planes = out.view(torch.int32)[:, :SCALAR_OFFSET].view(n, 10, 32)
+    torch.mul(words[:, :, None], T.unpack_mult, out=planes)
+    planes >>= 31
+    planes &= FLOAT_ONE_BITS
+    # scalars: one row of one-hots (position, phase, seats) with the table options, the contract's
+    # one-hots, then the values
+    s = out[:, SCALAR_OFFSET:]
+    aux = ((((p * 8 + phase) * 3 + bidder) * 3 + listener) * 4 + declarer + 1) * 3 + leader
+    s.copy_(ctx.aux_rows.index_select(0, aux))
+    if ctx.ramsch:  # no contract in play: Ramsch
+        ck = torch.where(contract >= 0, contract + 1, torch.where(phase >= PLAY, NUM_CONTRACTS + 1, 0))
+    else:
+        ck = contract + 1
+    s[:, S_GAME_TYPE:S_CONTRACT_END] = T.contract_rows.index_select(0, ck * 3 + level)
+    s[:, S_BID] = _pick(T.feature_value, bid)
+    rel = rotate(b.pos, p)  # per relative seat [6, N]
+    index = (torch.stack([r[:F_VOIDS] for r in rel], -1) + ctx.feature_base).transpose(0, 1).reshape(-1)
+    values = _pick(T.feature_value, index).view(n, F_VOIDS, 3)
+    s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :3].reshape(n, 9)  # max call, passed, called
+    s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 3:].reshape(n, 6)  # card points, tricks won
+    s[:, S_TRICK_COUNT] = _pick(T.trick_count_value, tcount)
+    s[:, S_VOIDS:] = T.void_rows.index_select(0, rel[0][F_VOIDS] | rel[1][F_VOIDS] << 5 | rel[2][F_VOIDS] << 10)
+    return out
+
+
+def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
+    """bool [N, NUM_ACTIONS]: the legal actions of the position to act (all True once over)."""
+    (phase, cur, bid, stage, _, listener, _, _, game, taken, _, _, _, tl, led, *_) = b.s.unbind(0)
+    auction = torch.where(stage == 3, K_STAGE3, torch.where(cur == listener, K_LISTENER, K_BIDDER + bid))
+    key = torch.where(phase == AUCTION, auction,
+                      _pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
+    mask = T.mask_rows.index_select(0, key)
+    hand = b.sets.gather(0, (HANDS + cur)[None]).squeeze(0)
+    follow = hand & _pick(T.follow, game.clamp(min=0) * 5 + led)
+    playable = torch.where((tl > 0) & (follow != 0), follow, hand)
+    words = torch.stack((torch.where(phase == DISCARD, hand, 0), torch.where(phase == PLAY, playable, 0)), 1)
+    cards = ((words.to(torch.int32)[:, :, None] * T.unpack_mult) >> 31).to(torch.bool)  # as the card planes
+    mask[:, A.DISCARD:A.DISCARD + 32] |= cards[:, 0]
+    mask[:, A.PLAY:] |= cards[:, 1]
+    return mask

@@ -1,0 +1,292 @@
+"""The rules of the batched Thirty-One engine: N games as tensors, the seat index first and the game
+index last, advanced one action each. Mirrors ``envs.thirtyone.rules`` (the reference) for the
+options :data:`SUPPORTED`; the round boundaries (scoring, eliminations, the next deal, a blitz on
+the deal) run on the games concerned only, in a loop that ends when no game needs another deal.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from envs.thirtyone import actions as A
+from envs.thirtyone.cards import NUM_CARDS
+from envs.thirtyone.rules import DISCARD, DRAW, OVER
+from envs.thirtyone.scoring import BLITZ
+from envs.thirtyone.vector.tables import SUIT_BITS, Tables
+
+HALF_BITS = (1 << 26) - 1
+
+# rows of Batch.s
+FIELDS = ("phase", "cur", "dealer", "knocker", "locked", "turn", "round", "n_out", "stock_n", "pile_n", "ordered",
+          "alive")
+PHASE, CUR, DEALER, KNOCKER, LOCKED, TURN, ROUND, N_OUT, STOCK_N, PILE_N, ORDERED, ALIVE = range(len(FIELDS))
+
+
+class Batch:
+    """N games of n players. Card sets are int64 bit sets over the 52 card ids of
+    ``envs.thirtyone.cards``. Per seat [n, N]: ``hand``, ``known`` (taken from the pile, not yet
+    discarded), ``disc`` (the seat's cards in the discard pile), ``tokens`` (lives + free ride).
+    ``s[f]`` [N] (rows named by :data:`FIELDS`): phase (DRAW, DISCARD, OVER), the seat to act, the
+    dealer, the knocker (-1), the card taken this turn (-1), turns this round, rounds dealt, players
+    out, stock and pile sizes, an ordered stock (a chosen deck's first round), the seats still in
+    (bit set). ``stock`` and ``pile`` [52, N] hold card ids
+    (the pile bottom first; the stock drawn from a random place, or from its end when ordered)."""
+
+    __slots__ = ("n", "seats", "device", "s", "hand", "known", "disc", "tokens", "stock", "pile", "log")
+
+    def __init__(self, n: int, seats: int, device: torch.device) -> None:
+        self.n, self.seats, self.device = n, seats, device
+        self.s = torch.zeros(len(FIELDS), n, dtype=torch.int64, device=device)
+        self.s[PHASE] = OVER
+        z = lambda: torch.zeros(seats, n, dtype=torch.int64, device=device)  # noqa: E731
+        self.hand, self.known, self.disc, self.tokens = z(), z(), z(), z()
+        self.stock = torch.zeros(NUM_CARDS, n, dtype=torch.int64, device=device)
+        self.pile = torch.zeros(NUM_CARDS, n, dtype=torch.int64, device=device)
+        self.log: list[tuple] | None = None  # the random choices, when recorded (see the env)
+
+
+def hand_value(hand: torch.Tensor, T: Tables) -> torch.Tensor:
+    """The best single-suit total of each hand (``scoring.hand_value`` without the bonus options)."""
+    suits = (hand[None] >> T.suit_shift.view(-1, *[1] * hand.dim())) & SUIT_BITS
+    return T.suit_sum.index_select(0, suits.reshape(-1)).view(suits.shape).amax(0)
+
+
+def best_after_discard(hand: torch.Tensor, locked: torch.Tensor, T: Tables) -> torch.Tensor:
+    """The best value left after one legal discard from four cards (``HandValuer.best_after_discard``)."""
+    lows, rest = [], hand
+    for _ in range(4):
+        low = rest & -rest
+        rest = rest ^ low
+        lows.append(low)
+    low = torch.stack(lows)  # [4, N]: the cards held, as bits (0 past the last)
+    card = torch.log2(low.double().clamp(min=1)).long()  # a power of two below 2**52: exact
+    legal = (low != 0) & (card != locked)
+    return torch.where(legal, hand_value(hand ^ low, T), 0).amax(0)
+
+
+def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tensor, penalty: int,
+               double_tie: bool) -> torch.Tensor:
+    """``scoring.lives_lost`` for every game at once: values [n, K] of the seats, ``inround`` [n, K],
+    the knocker's seat (-1 none) [K] -> lives lost per seat [n, K] (0 for seats not in the round)."""
+    seats = torch.arange(values.shape[0], device=values.device)[:, None]
+    blitz = ((values >= BLITZ) & inround).any(0)
+    low = torch.where(inround, values, 1 << 20).min(0).values
+    lost = ((values == low) & inround).long()
+    is_knocker = seats == knocker
+    caught = (is_knocker & (lost == 1)).any(0)  # the knocker is among the lowest
+    alone = lost.sum(0) == 1
+    # alone: the knocker pays the penalty; tied: "safe" spares the knocker, "double" makes the
+    # knocker pay the penalty and spares the others
+    tied = torch.where(is_knocker, penalty, 0) if double_tie else torch.where(is_knocker, 0, lost)
+    lost = torch.where(caught & alone, torch.where(is_knocker, penalty, lost), torch.where(caught, tied, lost))
+    return torch.where(blitz, ((values < BLITZ) & inround).long(), lost)
+
+
+def unpack52(words: torch.Tensor, T: Tables, out: torch.Tensor | None = None) -> torch.Tensor:
+    """int32 [N, ..., 52] from 52-card bit sets [..., N] (the game index last): bit i of each
+    card moved to bit 31 (then ``>> 31`` gives -1 or 0), for the card planes of the observation and
+    the mask in card-id order; written into ``out`` (viewed [N, ..., 2, 26]) when given. Two 26-bit
+    halves: int32 multiplication wraps, and a longer inner dimension runs faster than four suits."""
+    halves = torch.stack([(words >> 26 * h & HALF_BITS).to(torch.int32) for h in range(2)], -1)
+    halves = halves.movedim(-2, 0).contiguous()  # the game index first
+    if out is not None:
+        out = out.view(*out.shape[:-1], 2, 26)
+    return torch.mul(halves[..., None], T.unpack_mult, out=out).flatten(-2)
+
+
+def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor, T: Tables) -> torch.Tensor:
+    """Deal a round in games ``idx`` from ``deck`` [52, K] (card ids in dealing order), as
+    ``ThirtyOneState._start_round``: three cards each one at a time from the dealer's left, the next
+    card turned up, the rest the stock. Returns the games (positions in ``idx``) dealt a blitz."""
+    s = b.s[:, idx]
+    alive, dealer = s[ALIVE], s[DEALER]
+    n = b.seats
+    m = T.active.index_select(0, alive)
+    pos = T.round_pos.index_select(0, ((alive * n + dealer) * n + torch.arange(n, device=b.device)[:, None]).view(-1))
+    pos = pos.view(n, -1)  # each seat's place in the round from the dealer's left, -1 out
+    inround = pos >= 0
+    p = pos.clamp(min=0)
+    cards = torch.stack([deck.gather(0, p + k * m) for k in range(3)])  # [3, n, K]
+    hand = T.bit.index_select(0, cards.view(-1)).view(3, n, -1).sum(0) * inround
+    up = deck.gather(0, (3 * m)[None])[0]
+    k_dealt = 3 * m + 1
+    if b.log is not None:
+        for slot, size, cards_dealt in zip(idx.tolist(), k_dealt.tolist(), deck.t().tolist(), strict=True):
+            b.log.append(("deal", slot, cards_dealt[:size]))
+    b.hand[:, idx] = hand
+    b.known[:, idx] = 0
+    disc = torch.zeros_like(hand)
+    disc.scatter_(0, dealer[None], T.bit.index_select(0, up)[None])
+    b.disc[:, idx] = disc
+    stock_pos = (NUM_CARDS - 1 - torch.arange(NUM_CARDS, device=b.device))[:, None].expand(NUM_CARDS, len(idx))
+    b.stock[:, idx] = deck.gather(0, stock_pos)  # reversed: the ordered stock is drawn from its end
+    pile = torch.zeros(NUM_CARDS, len(idx), dtype=torch.int64, device=b.device)
+    pile[0] = up
+    b.pile[:, idx] = pile
+    s[PHASE] = DRAW
+    s[CUR] = T.next_seat.index_select(0, alive * n + dealer)
+    s[KNOCKER] = -1
+    s[LOCKED] = -1
+    s[TURN] = 0
+    s[ROUND] += 1
+    s[STOCK_N] = NUM_CARDS - k_dealt
+    s[PILE_N] = 1
+    s[ORDERED] = ordered.long()
+    b.s[:, idx] = s
+    return ((hand_value(hand, T) >= BLITZ) & inround).any(0)
+
+
+class Rules:
+    """The options the engine reads, from a validated ``ThirtyOneOptions``."""
+
+    def __init__(self, o) -> None:
+        self.n = o.num_players
+        self.round_episode = o.episode == "round"
+        self.scheme = o.reward_scheme
+        self.start_tokens = o.lives + (1 if o.free_ride else 0)
+        self.free_ride = o.free_ride
+        self.lives = o.lives
+        self.penalty = o.knocker_penalty
+        self.double_tie = o.knocker_tie == "double"
+        self.after_first_round = o.knock_allowed == "after_first_round"
+        self.min_knock = o.min_knock_score
+        self.max_turns = o.max_turns
+
+
+def inround_of(alive: torch.Tensor, n: int) -> torch.Tensor:
+    """[n, K] bool: the seats in the alive bit sets [K]."""
+    return (alive[None] >> torch.arange(n, device=alive.device)[:, None]) & 1 == 1
+
+
+def knock_open(b: Batch, T: Tables, R: Rules) -> torch.Tensor:
+    """[N] bool: the player to act may knock (nobody has, the turn allows it, the hand is good enough)."""
+    s = b.s
+    ok = s[KNOCKER] < 0
+    if R.after_first_round:
+        ok &= s[TURN] >= T.active.index_select(0, s[ALIVE])
+    if R.min_knock is not None:
+        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0], T) >= R.min_knock
+    return ok
+
+
+def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R: Rules
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Score the rounds that ended in games ``idx`` (``ThirtyOneState._end_round``): lives lost,
+    eliminations (a round that would leave nobody is void), the winner. Returns the rewards [n, K]
+    and which games are over; the dealer moves on in the others."""
+    n = b.seats
+    s, hand, tokens = b.s[:, idx], b.hand[:, idx], b.tokens[:, idx]
+    alive = s[ALIVE]
+    inround = inround_of(alive, n)
+    lost = lives_lost(hand_value(hand, T), inround, knocker, R.penalty, R.double_tie)
+    seats = torch.arange(n, device=b.device)[:, None]
+    if R.round_episode:
+        b.tokens[:, idx] = (tokens - lost).clamp(min=0)
+        over = torch.ones(len(idx), dtype=torch.bool, device=b.device)
+        s[PHASE] = OVER
+        b.s[:, idx] = s
+        return -lost.to(torch.float32), over
+    out = (lost > 0) & (tokens <= lost) & inround
+    now = out.sum(0)
+    void = now == inround.sum(0)  # nobody would be left: the round's losses are void
+    out &= ~void
+    now = now * ~void
+    b.tokens[:, idx] = torch.where(void, tokens, (tokens - lost).clamp(min=0))
+    elimination = T.elimination[R.scheme].index_select(0, s[N_OUT] * (n + 1) + now)
+    rewards = out * elimination
+    alive = alive & ~(out.long() << seats).sum(0)
+    over = T.active.index_select(0, alive) == 1
+    rewards = rewards + (over & (inround_of(alive, n))) * 1.0
+    s[ALIVE] = alive
+    s[N_OUT] += now
+    s[PHASE] = torch.where(over, OVER, s[PHASE])
+    s[DEALER] = torch.where(over, s[DEALER], T.next_seat.index_select(0, alive * n + s[DEALER]))
+    b.s[:, idx] = s
+    return rewards.to(torch.float32), over
+
+
+def settle_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R: Rules, new_deck,
+                  rewards: torch.Tensor | None) -> torch.Tensor:
+    """End the rounds of games ``idx``, deal the next ones, and go on while a deal is a blitz.
+    Returns the games that are over. ``new_deck(k)`` -> [52, k] card orders."""
+    over_all = torch.zeros(b.n, dtype=torch.bool, device=b.device)
+    while len(idx):
+        r, over = end_rounds(b, idx, knocker, T, R)
+        if rewards is not None:
+            rewards[:, idx] += r
+        over_all[idx[over]] = True
+        idx = idx[~over]
+        if not len(idx):
+            break
+        blitz = deal(b, idx, new_deck(len(idx)), torch.zeros(len(idx), dtype=torch.bool, device=b.device), T)
+        idx = idx[blitz]
+        knocker = torch.full_like(idx, -1)
+    return over_all
+
+
+def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, new_deck
+            ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Apply ``a[n]`` in every game that is not over. Returns the rewards [n, N] of this step and
+    the games that ended. ``rand`` [N] uniform in [0, 1): where a random draw takes its card."""
+    n = b.seats
+    s = b.s
+    phase, p, locked = s[PHASE], s[CUR], s[LOCKED]
+    onehot = (torch.arange(n, device=b.device)[:, None] == p).long()
+    drawing = phase == DRAW
+    draw = drawing & (a == A.DRAW)
+    take = drawing & (a == A.TAKE)
+    knock = drawing & (a == A.KNOCK)
+    discard = phase == DISCARD
+    # draw: a random place of the stock (its end when ordered); the last card fills the gap
+    stock_n, pile_n = s[STOCK_N], s[PILE_N]
+    last = (stock_n - 1).clamp(min=0)
+    i = torch.where(draw & (s[ORDERED] == 0), (rand * stock_n).long(), last)
+    drawn = b.stock.gather(0, i[None])[0]
+    if b.log is not None:
+        b.log += [("draw", slot, c) for slot, c in zip(draw.nonzero().squeeze(1).tolist(), drawn[draw].tolist(),
+                                                        strict=True)]
+    b.stock.scatter_(0, i[None], b.stock.gather(0, last[None]))
+    # take: the top of the pile
+    top = b.pile.gather(0, (pile_n - 1).clamp(min=0)[None])[0]
+    gained = torch.where(draw, drawn, torch.where(take, top, NUM_CARDS))
+    gain_bit = T.bit.index_select(0, gained)
+    taken_bit = gain_bit * take
+    card = a.clamp(0, NUM_CARDS)
+    lost_bit = T.bit.index_select(0, card) * discard
+    b.hand += onehot * (gain_bit - lost_bit)
+    b.disc &= ~taken_bit
+    b.disc |= onehot * lost_bit
+    b.known |= onehot * taken_bit
+    b.known &= ~(onehot * lost_bit)
+    b.pile.scatter_(0, torch.where(take, pile_n - 1, pile_n).clamp(max=NUM_CARDS - 1)[None],
+                    torch.where(discard, card, top)[None])
+    s[STOCK_N] = stock_n - draw.long()
+    s[PILE_N] = pile_n - take.long() + discard.long()
+    s[LOCKED] = torch.where(take, top, torch.where(discard, -1, locked))
+    s[KNOCKER] = torch.where(knock, p, s[KNOCKER])
+    s[TURN] += knock | discard
+    s[PHASE] = torch.where(draw | take, DISCARD, phase)
+    # a discard that makes 31 ends the round; otherwise the turn passes (after a knock too)
+    blitz = discard & (hand_value(b.hand.gather(0, p[None])[0], T) >= BLITZ)
+    passing = (knock | discard) & ~blitz
+    nxt = T.next_seat.index_select(0, s[ALIVE] * n + p)
+    knocker = s[KNOCKER]
+    showdown = passing & (knocker >= 0) & (nxt == knocker)
+    capped = passing & (knocker < 0) & (s[TURN] >= R.max_turns) if R.max_turns is not None else passing & False
+    goes_on = passing & ~showdown & ~capped
+    refill = goes_on & (s[STOCK_N] == 0)  # the stock ran out: the pile under its top card
+    if bool(refill.any()):
+        top = b.pile.gather(0, (s[PILE_N] - 1)[None].clamp(min=0))[0]
+        b.stock = torch.where(refill, b.pile, b.stock)
+        s[STOCK_N] = torch.where(refill, s[PILE_N] - 1, s[STOCK_N])
+        b.pile[0] = torch.where(refill, top, b.pile[0])
+        s[PILE_N] = torch.where(refill, 1, s[PILE_N])
+        b.disc &= torch.where(refill, T.bit.index_select(0, top), -1)
+        s[ORDERED] = s[ORDERED] * ~refill
+    s[CUR] = torch.where(goes_on, nxt, p)
+    s[PHASE] = torch.where(goes_on, DRAW, s[PHASE])
+    rewards = torch.zeros(n, b.n, dtype=torch.float32, device=b.device)
+    ending = blitz | showdown | capped
+    idx = ending.nonzero().squeeze(1)
+    over = settle_rounds(b, idx, torch.where(capped, -1, knocker)[idx], T, R, new_deck, rewards)
+    return rewards, over

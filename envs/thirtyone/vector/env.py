@@ -1,0 +1,259 @@
+"""The batched Thirty-One env: N games as torch tensors on one device, ``reset()`` / ``step(actions)``.
+
+    venv = thirtyone_v0.vector_env(num_envs=1024, device="cpu", seed=0, num_players=4, lives=3)
+    state = venv.reset()
+    state = venv.step(actions)  # int64 [N]: one action per game, for the seat to act
+
+Every slot behaves as one AEC env (``envs.thirtyone.env.raw_env``) reset after each game: the same
+observation (``OBSERVATION_VERSION``), action mask, acting seat, rewards (an eliminated player's
+in the step that eliminates it, the winner's at the end; minus the lives lost with
+``episode="round"``) and ending, as :class:`envs.vector.VectorState`. A finished game shows no
+decision (observation zeros, mask all False, ``current_player`` 0, as ``envs.vector.AECVectorEnv``);
+the next ``step`` starts a new game there. The first deal of a game that would end it or
+eliminate a player before any decision is dealt again, as the AEC env does.
+
+Options: ``num_players``, ``lives``, ``free_ride``, ``episode``, ``reward_scheme``, ``first_dealer``,
+``knock_allowed``, ``min_knock_score``, ``knocker_penalty``, ``knocker_tie``, ``max_turns``; the
+others (the points game, the 32-card deck, the bonus hands, ``throw_down``, ``stock_exhausted=
+"draw"``) must keep their defaults: a ValueError names the one that does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from envs.thirtyone import actions as A
+from envs.thirtyone.cards import NUM_CARDS, check_deck
+from envs.thirtyone.observation import OBS_SIZE, OBSERVATION_VERSION
+from envs.thirtyone.options import ThirtyOneOptions, validate_options
+from envs.thirtyone.rules import PHASE_NAMES
+from envs.thirtyone.vector.engine import (
+    ALIVE,
+    CUR,
+    DEALER,
+    N_OUT,
+    PHASE,
+    Batch,
+    Rules,
+    advance,
+    deal,
+    settle_rounds,
+)
+from envs.thirtyone.vector.observe import Context, legal_mask, observe
+from envs.thirtyone.vector.tables import tables
+from envs.vector import VectorState
+
+# Options the engine does not implement: they must keep their default (the scat table's).
+UNSUPPORTED = ("scoring", "three_of_a_kind", "three_aces", "straight_flush", "ranking", "deck", "exchange",
+               "throw_down", "stock_exhausted", "switch_restart", "max_rounds")
+IGNORED = ("target_score", "ante")  # options of the points and pot games only
+SUPPORTED = tuple(f for f in ThirtyOneOptions.__dataclass_fields__ if f not in UNSUPPORTED + IGNORED)
+
+
+def check_supported(options: ThirtyOneOptions) -> None:
+    """A ValueError naming the first option (or value) the batched engine does not support."""
+    default = ThirtyOneOptions()
+    for key in UNSUPPORTED:
+        if getattr(options, key) != getattr(default, key):
+            raise ValueError(f"the batched Thirty-One engine does not support {key}={getattr(options, key)!r} yet "
+                             f"(variant {options.variant!r}; only the default {getattr(default, key)!r}); use the "
+                             f"AEC env (envs.vector.AECVectorEnv) for it. Supported options: {', '.join(SUPPORTED)}")
+    if options.reward_scheme == "tokens":
+        raise ValueError("the batched Thirty-One engine does not support reward_scheme='tokens' yet ('win' and "
+                         "'placement' it does); use the AEC env (envs.vector.AECVectorEnv) for it")
+
+
+class ThirtyOneVectorEnv:
+    """N Thirty-One games advanced together (see the module docstring). ``validate=False`` skips
+    the legality check of the actions. ``record=True`` keeps :attr:`log`: the random choices of each
+    step or reset (``("start", slot, first dealer)``, ``("deal", slot, cards dealt in order)``,
+    ``("draw", slot, card)``), for replaying the games elsewhere (the tests do)."""
+
+    num_actions = A.NUM_ACTIONS
+
+    @property
+    def log(self) -> list[tuple] | None:
+        return self.batch.log
+    obs_size = observation_size = OBS_SIZE
+    observation_version = OBSERVATION_VERSION
+
+    def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int | None = None,
+                 validate: bool = True, record: bool = False, **options: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.options = validate_options(**options)
+        check_supported(self.options)
+        self.num_envs = num_envs
+        self.num_seats = self.options.num_players
+        self.device = torch.device(device)
+        self.validate = bool(validate)
+        self.R = Rules(self.options)
+        self.T = tables(self.num_seats, self.device)
+        self._ctx = Context(self.T, self.R, self.options)
+        self.batch = Batch(num_envs, self.num_seats, self.device)
+        self._gen = torch.Generator(device=self.device)
+        self._seed(seed)
+        self.batch.log = [] if record else None
+        self._mask: torch.Tensor | None = None
+        self._ended = torch.zeros(0, dtype=torch.int64, device=self.device)
+
+    def _seed(self, seed: int | None) -> None:
+        if seed is None:
+            self._gen.seed()
+        elif isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer (or None), got {seed!r}")
+        else:
+            self._gen.manual_seed(seed)
+
+    # --- dealing ------------------------------------------------------------------------------
+    def _decks(self, k: int) -> torch.Tensor:
+        """[52, k]: k shuffled decks (card ids in dealing order)."""
+        keys = torch.randint(0, 2**62, (k, NUM_CARDS), generator=self._gen, device=self.device)
+        return keys.argsort(1).t().contiguous()
+
+    def _start(self, idx: torch.Tensor, decks: torch.Tensor | None = None, dealers: torch.Tensor | None = None) -> None:
+        """New games in slots ``idx`` (dealt again while the first deal would end the game or
+        eliminate a player, as the AEC env's reset does; a chosen deck that does is a ValueError)."""
+        b, n, R = self.batch, self.num_seats, self.R
+        pending = idx
+        while len(pending):
+            k = len(pending)
+            if dealers is not None:
+                dealer = dealers
+            elif self.options.first_dealer is not None:
+                dealer = torch.full((k,), self.options.first_dealer, dtype=torch.int64, device=self.device)
+            else:
+                dealer = torch.randint(0, n, (k,), generator=self._gen, device=self.device)
+            s = b.s[:, pending]
+            s[:] = 0
+            s[ALIVE] = (1 << n) - 1
+            s[DEALER] = dealer
+            b.s[:, pending] = s
+            b.tokens[:, pending] = R.start_tokens
+            deck = self._decks(k) if decks is None else decks
+            if b.log is not None:
+                b.log += [("start", slot, d) for slot, d in zip(pending.tolist(), dealer.tolist(), strict=True)]
+            ordered = torch.full((k,), decks is not None, dtype=torch.bool, device=self.device)
+            blitz = deal(b, pending, deck, ordered, self.T)
+            chain = pending[blitz]
+            over = settle_rounds(b, chain, torch.full_like(chain, -1), self.T, R, self._decks, None)
+            bad = over[pending] | (b.s[N_OUT, pending] > 0)
+            if decks is not None and bool(bad.any()):
+                i = int(pending[bad][0])
+                raise ValueError(f"the deck of slot {i} deals a blitz that ends the episode or eliminates a player "
+                                 "before any decision; pick another deck order")
+            pending = pending[bad]
+
+    # --- the API --------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, deals: Any = None,
+              dealer: int | Sequence[int] | torch.Tensor | None = None) -> VectorState:
+        """New games in every slot. ``seed`` reseeds. ``deals``: N chosen decks for the first round
+        (each a list of the 52 cards in dealing order, as the AEC env's ``{"deck": [...]}``, or an
+        int64 tensor [N, 52] of card ids): dealt one card at a time from the dealer's left, the next
+        turned up, the rest drawn in order. ``dealer``: the first dealer, a seat or one per slot."""
+        if seed is not None:
+            self._seed(seed)
+        n = self.num_envs
+        idx = torch.arange(n, device=self.device)
+        dealers = self._dealer_arg(dealer) if dealer is not None else None
+        decks = self._deck_arg(deals) if deals is not None else None
+        if self.batch.log is not None:
+            self.batch.log = []
+        self._start(idx, decks, dealers)
+        self._terminated = torch.zeros(n, dtype=torch.bool, device=self.device)
+        self._ended = self._terminated.nonzero().squeeze(1)
+        return self._state(torch.zeros(n, self.num_seats, dtype=torch.float32, device=self.device))
+
+    def step(self, actions: Any) -> VectorState:
+        """One action per slot (int64 [N]) for the seat to act; a slot whose game ended in the
+        previous step starts a new game instead (its action is ignored)."""
+        a = self._action_arg(actions)
+        if self._mask is None:
+            raise ValueError("step() before reset(): call reset() to deal")
+        if self.validate:
+            self._check(a)
+        b = self.batch
+        if b.log is not None:
+            b.log = []
+        a = a.clamp(0, A.NUM_ACTIONS - 1)
+        rand = torch.rand(self.num_envs, generator=self._gen, device=self.device)
+        rewards, over = advance(b, a, self.T, self.R, rand, self._decks)
+        if len(self._ended):
+            self._start(self._ended)
+        self._terminated = over
+        self._ended = over.nonzero().squeeze(1)
+        return self._state(rewards.t().contiguous())
+
+    def _state(self, rewards: torch.Tensor) -> VectorState:
+        b = self.batch
+        self._mask = legal_mask(b, self.T, self.R)
+        observation = observe(b, self.T, self.R, self._ctx)
+        player = b.s[CUR].clone()
+        if len(self._ended):  # a finished game has no decision, as envs.vector.AECVectorEnv shows it
+            observation.index_fill_(0, self._ended, 0.0)
+            self._mask.index_fill_(0, self._ended, False)
+            player.index_fill_(0, self._ended, 0)
+        return VectorState(observation, self._mask, player, rewards, self._terminated)
+
+    def close(self) -> None:
+        """Nothing to release; here for the envs' interface."""
+
+    # --- input checks ---------------------------------------------------------------------------
+    def _action_arg(self, actions: Any) -> torch.Tensor:
+        a = torch.as_tensor(actions, device=self.device)
+        if a.dtype == torch.bool or a.dtype.is_floating_point or a.dtype.is_complex:
+            raise ValueError(f"actions must be an integer tensor (int64) of shape [{self.num_envs}], got dtype "
+                             f"{a.dtype}")
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape [{self.num_envs}] (one per game), got {list(a.shape)}")
+        return a.to(torch.int64)
+
+    def _check(self, a: torch.Tensor) -> None:
+        in_range = (a >= 0) & (a < A.NUM_ACTIONS)
+        legal = self._mask.gather(1, a.clamp(0, A.NUM_ACTIONS - 1)[:, None]).squeeze(1) & in_range
+        bad = ~legal & ~self._terminated
+        if bool(bad.any()):
+            i = int(bad.nonzero()[0, 0])
+            act = int(a[i])
+            name = A.ACTION_NAMES[act] if 0 <= act < A.NUM_ACTIONS else f"{act} (out of range 0..{A.NUM_ACTIONS - 1})"
+            legal_names = [A.ACTION_NAMES[j] for j in self._mask[i].nonzero().squeeze(1).tolist()[:12]]
+            raise ValueError(f"illegal Thirty-One action {name!r} in slot {i} for player_{int(self.batch.s[CUR, i])} "
+                             f"in phase {PHASE_NAMES[int(self.batch.s[PHASE, i])]}; legal: {', '.join(legal_names)}")
+
+    def _dealer_arg(self, dealer: Any) -> torch.Tensor:
+        d = torch.as_tensor(dealer, device=self.device)
+        n = self.num_seats
+        if d.dtype == torch.bool or d.dtype.is_floating_point or d.dim() > 1:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, or one per slot, got {dealer!r}")
+        d = d.to(torch.int64).expand(self.num_envs) if d.dim() == 0 else d.to(torch.int64)
+        if d.shape != (self.num_envs,) or bool(((d < 0) | (d >= n)).any()):
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, or {self.num_envs} of them, got {dealer!r}")
+        return d.clone()
+
+    def _deck_arg(self, deals: Any) -> torch.Tensor:
+        n = self.num_envs
+        if isinstance(deals, torch.Tensor):
+            rows = deals.tolist()
+        elif isinstance(deals, str | bytes) or not isinstance(deals, Sequence) or len(deals) != n:
+            raise ValueError(f"deals must be a list of {n} decks (one per slot) or an int64 tensor [{n}, 52]")
+        else:
+            rows = [d["deck"] if isinstance(d, dict) and set(d) == {"deck"} else d for d in deals]
+        if len(rows) != n:
+            raise ValueError(f"deals must hold {n} decks (one per slot), got {len(rows)}")
+        out = []
+        for i, deck in enumerate(rows):
+            try:
+                out.append(check_deck(deck, 52))
+            except ValueError as e:
+                raise ValueError(f"deal {i}: {e}") from None
+        return torch.tensor(out, dtype=torch.int64, device=self.device).t().contiguous()
+
+
+def vector_env(num_envs: int, device: str | torch.device = "cpu", seed: int | None = None, validate: bool = True,
+               **options: Any) -> ThirtyOneVectorEnv:
+    """``num_envs`` Thirty-One games on ``device`` (see :class:`ThirtyOneVectorEnv`)."""
+    return ThirtyOneVectorEnv(num_envs, device=device, seed=seed, validate=validate, **options)
+

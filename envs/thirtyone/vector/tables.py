@@ -1,0 +1,113 @@
+"""Lookup tables of the batched Thirty-One engine, built once from the reference modules.
+
+Hand values come from ``envs.thirtyone.cards.VALUE`` (a suit's cards summed, as
+``scoring.hand_value``), elimination rewards from ``scoring.elimination_reward``, the seating of a
+round from ``deal.seat_layout``, the float scalings from ``observation_ref.encode_reference``'s
+formulas. :func:`tables` caches one set per device and player count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import torch
+
+from envs.thirtyone import actions as A
+from envs.thirtyone.cards import NUM_CARDS, RANK, SUIT, VALUE
+from envs.thirtyone.deal import seat_layout
+from envs.thirtyone.observation import MAX_SEATS
+from envs.thirtyone.scoring import elimination_reward
+
+RANKS = 13
+SUIT_BITS = (1 << RANKS) - 1
+MAX_TURN_SCALE = 101  # turn counters past this are capped in every scaled entry
+MAX_ROUND_SCALE = 31
+
+
+def _f32(x: float) -> float:
+    return float(np.float32(x))
+
+
+@dataclass
+class Tables:
+    device: torch.device
+    n: int  # players at the table
+    suit_sum: torch.Tensor  # [8192] the card values of a suit's 13-bit rank set, summed
+    suit_shift: torch.Tensor  # [4] 13 * suit
+    bit: torch.Tensor  # [53] 1 << card, 0 at 52
+    next_seat: torch.Tensor  # [2**n * n] next seat clockwise that is still in (by alive mask, seat)
+    round_pos: torch.Tensor  # [2**n * n * n] (alive mask, dealer, seat) -> place from the dealer's left (-1 out)
+    active: torch.Tensor  # [2**n] players in
+    rot: torch.Tensor  # [n, n] observer, relative seat -> seat
+    unpack_mult: torch.Tensor  # int32 [26]: multiplying by it moves bit i to bit 31
+    stock_value: torch.Tensor  # float32 [53]: size / 52
+    turn_value: torch.Tensor  # float32 [MAX_TURN_SCALE]: min(turn / 100, 1)
+    lap_value: torch.Tensor  # float32 [10 * MAX_TURN_SCALE]: active, turn -> min(turn / (10 active), 1)
+    round_value: torch.Tensor  # float32 [MAX_ROUND_SCALE]: min(round / 30, 1)
+    value_value: torch.Tensor  # float32 [33]: hand value / 32
+    elimination: dict  # scheme -> float32 [(n + 1) * (n + 1)]: (already out, out now) -> reward
+
+
+@cache
+def _host(n: int) -> dict:
+    t: dict = {}
+    suit_values = [VALUE[r] for r in range(RANKS)]  # VALUE of the club cards: ranks 2..A
+    assert all(VALUE[s * RANKS + r] == suit_values[r] and SUIT[s * RANKS + r] == s and RANK[s * RANKS + r] == r
+               for s in range(4) for r in range(RANKS))
+    t["suit_sum"] = [sum(suit_values[r] for r in range(RANKS) if m >> r & 1) for m in range(1 << RANKS)]
+    t["bit"] = [1 << c for c in range(NUM_CARDS)] + [0]
+    nxt = np.full((1 << n, n), -1, dtype=np.int64)
+    pos = np.full((1 << n, n, n), -1, dtype=np.int64)
+    for mask in range(1, 1 << n):
+        alive = [bool(mask >> s & 1) for s in range(n)]
+        for dealer in range(n):
+            seats, next_seat = seat_layout(dealer, alive)
+            for j, s in enumerate(seats):
+                pos[mask, dealer, s] = j
+                assert next_seat[s] == next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n])
+        for s in range(n):  # the next seat clockwise that is in (from any seat, in or out)
+            nxt[mask, s] = next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n])
+    t["next_seat"], t["round_pos"] = nxt.reshape(-1), pos.reshape(-1)
+    t["active"] = [bin(m).count("1") for m in range(1 << n)]
+    t["rot"] = [[(o + r) % n for r in range(n)] for o in range(n)]
+    t["unpack_mult"] = np.array([1 << (31 - i) for i in range(26)], dtype=np.uint32).view(np.int32)
+    t["stock_value"] = [_f32(k / 52.0) for k in range(NUM_CARDS + 1)]
+    t["turn_value"] = [_f32(x / 100.0 if x < 100 else 1.0) for x in range(MAX_TURN_SCALE)]
+    t["lap_value"] = [_f32(min(x * (1.0 / (10.0 * a)), 1.0)) if a else 0.0
+                      for a in range(10) for x in range(MAX_TURN_SCALE)]
+    t["round_value"] = [_f32(min(r / 30.0, 1.0)) for r in range(MAX_ROUND_SCALE)]
+    t["value_value"] = [_f32(v / 32.0) for v in range(33)]
+    t["elimination"] = {
+        scheme: [_f32(elimination_reward(n, out, now, scheme)) if 1 <= now <= n - out else 0.0
+                 for out in range(n + 1) for now in range(n + 1)]
+        for scheme in ("win", "placement")
+    }
+    return t
+
+
+@cache
+def tables(n: int, device: str | torch.device = "cpu") -> Tables:
+    device = torch.device(device)
+    h = _host(n)
+
+    def i64(x) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(x, dtype=np.int64), device=device)
+
+    def f32(x) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
+
+    return Tables(
+        device=device, n=n,
+        suit_sum=i64(h["suit_sum"]), suit_shift=i64([RANKS * s for s in range(4)]), bit=i64(h["bit"]),
+        next_seat=i64(h["next_seat"]), round_pos=i64(h["round_pos"]),
+        active=i64(h["active"]), rot=i64(h["rot"]),
+        unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
+        stock_value=f32(h["stock_value"]), turn_value=f32(h["turn_value"]), lap_value=f32(h["lap_value"]),
+        round_value=f32(h["round_value"]), value_value=f32(h["value_value"]),
+        elimination={k: f32(v) for k, v in h["elimination"].items()},
+    )
+
+
+assert MAX_SEATS == 9 and A.NUM_ACTIONS == NUM_CARDS + 5
