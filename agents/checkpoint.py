@@ -54,7 +54,10 @@ class CheckpointError(ValueError):
 
 
 def observation_version(game: str) -> int:
-    """The observation-encoding version of a game's env (its ``OBSERVATION_VERSION``, else 1)."""
+    """The observation-encoding version of a game's env (its ``OBSERVATION_VERSION``, else 1).
+
+    A PettingZoo env module from elsewhere (``pettingzoo.classic.leduc_holdem_v4``) carries its
+    version in its name, which the checkpoint's ``game`` already pins: 1 unless it declares one."""
     module = env_module(game)
     raw = getattr(module, "raw_env", None)
     for owner, name in ((module, "OBSERVATION_VERSION"), (raw, "OBSERVATION_VERSION"), (raw, "observation_version")):
@@ -170,7 +173,10 @@ def load(path: str | os.PathLike, game: str | None = None, resumable: bool = Fal
         raise CheckpointError(f"{path}: metadata lacks {missing}")
     if game is not None and meta["game"] != game:
         raise CheckpointError(f"{path}: checkpoint is for game {meta['game']!r}, not {game!r}")
-    current = observation_version(meta["game"])
+    try:
+        current = observation_version(meta["game"])
+    except ValueError as e:  # a PettingZoo env module that does not import here (a missing optional package)
+        raise CheckpointError(f"{path}: made for game {meta['game']!r}, which cannot be loaded here: {e}") from None
     if meta["observation_version"] != current:
         raise CheckpointError(
             f"{path}: made for observation encoding version {meta['observation_version']} of "
