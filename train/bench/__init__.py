@@ -3,6 +3,7 @@
     python -m train.bench env skat|thirtyone|all [--seconds 3]   # envs and rules cores vs OpenSpiel
     python -m train.bench trainer --game skat                    # our trainer vs sb3-contrib MaskablePPO
     python -m train.bench runtime --runs local:1,ray:2           # local vs Ray rollout collection
+    python -m train.bench nfsp --game kuhn_poker                 # NFSP exploitability vs OpenSpiel's NFSP
 
 ``python -m train.bench_train`` and ``python -m train.ray_bench`` remain as aliases of the last two.
 """

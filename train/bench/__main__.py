@@ -7,7 +7,8 @@ import sys
 
 import train.bench
 
-COMMANDS = {"env": "train.bench.env", "trainer": "train.bench.trainer", "runtime": "train.bench.runtime"}
+COMMANDS = {"env": "train.bench.env", "trainer": "train.bench.trainer", "runtime": "train.bench.runtime",
+            "nfsp": "train.bench.nfsp"}
 
 
 def main(argv: list[str] | None = None) -> int:
