@@ -42,9 +42,12 @@ def test_a_module_name_is_a_game_and_its_observation_is_flattened():
     assert agent.act(env.observe(env.agent_selection)) in (0, 1, 2)
 
 
-@pytest.mark.parametrize("algorithm", ["nfsp", "ppo"])
-def test_training_checkpoints_and_evaluation_on_a_foreign_env(tmp_path, algorithm, capsys):
-    trainer = Trainer(load_config(overrides=tiny(tmp_path, NIM, algorithm)))
+@pytest.mark.parametrize(("algorithm", "extra"), [
+    ("nfsp", []),
+    ("ppo", ["pretrain.teacher=random", "pretrain.episodes=30", "pretrain.epochs=1"]),  # a warm start too
+])
+def test_training_checkpoints_and_evaluation_on_a_foreign_env(tmp_path, algorithm, extra, capsys):
+    trainer = Trainer(load_config(overrides=tiny(tmp_path, NIM, algorithm, *extra)))
     results = trainer.train()
     assert trainer.global_step >= 200 and "eval/mean_score_vs_random" in results
     best = tmp_path / "ckpt" / "t" / "best.pt"

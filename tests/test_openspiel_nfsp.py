@@ -111,7 +111,6 @@ def test_exploitability_of_uniform_play_and_of_cfr_through_our_observations():
     assert exploitability(game, lookup) == pytest.approx(expected)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("tree") is None, reason="OpenSpiel's pytorch NFSP needs dm-tree")
 def test_our_nfsp_learns_kuhn_poker(tmp_path):
     """Seeded: exploitability falls from uniform play's 0.458 well below it within 12k episodes (a few seconds)."""
     from train.bench.nfsp import OurNFSP
