@@ -43,7 +43,7 @@ import torch
 
 from agents.networks import build_network
 from envs import env_module
-from envs.games import describe
+from envs.games import GAMES, describe
 
 FORMAT = "skat31-checkpoint"
 FORMAT_VERSION = 1
@@ -56,8 +56,11 @@ class CheckpointError(ValueError):
 
 def observation_version(game: str, env_options: dict[str, Any] | None = None) -> int:
     """The observation-encoding version of a game's env with these options (a table kind may have its
-    own layout and version: the env's ``observation_version``), else the module's ``OBSERVATION_VERSION``, else 1."""
-    if env_options is not None:
+    own layout and version: the env's ``observation_version``), else the module's ``OBSERVATION_VERSION``, else 1.
+
+    A PettingZoo env module from elsewhere (``pettingzoo.classic.leduc_holdem_v4``) carries its
+    version in its name, which the checkpoint's ``game`` already pins: 1 unless it declares one."""
+    if env_options is not None and game in GAMES:
         try:
             env = describe(game).raw_env(**env_options)
         except (ValueError, TypeError) as e:
@@ -180,7 +183,12 @@ def load(path: str | os.PathLike, game: str | None = None, resumable: bool = Fal
         raise CheckpointError(f"{path}: metadata lacks {missing}")
     if game is not None and meta["game"] != game:
         raise CheckpointError(f"{path}: checkpoint is for game {meta['game']!r}, not {game!r}")
-    current = observation_version(meta["game"], meta.get("env_options") or {})
+    try:
+        current = observation_version(meta["game"], meta.get("env_options") or {})
+    except CheckpointError:
+        raise
+    except ValueError as e:  # a PettingZoo env module that does not import here (a missing optional package)
+        raise CheckpointError(f"{path}: made for game {meta['game']!r}, which cannot be loaded here: {e}") from None
     if meta["observation_version"] != current:
         raise CheckpointError(
             f"{path}: made for observation encoding version {meta['observation_version']} of "

@@ -40,7 +40,8 @@ class NeuralAgent(Agent):
         return greedy_actions(log_probs) if self.greedy else sample_actions(log_probs, self.rng)
 
     def act_batch(self, observations: Sequence[Observation]) -> list[int]:
-        obs = np.stack([o["observation"] for o in observations]).astype(np.float32, copy=False)
+        obs = np.stack([o["observation"] for o in observations]).reshape(len(observations), -1)  # flat, as trained
+        obs = obs.astype(np.float32, copy=False)
         mask = np.stack([o["action_mask"] for o in observations]).astype(bool)
         return self.act_arrays(obs, mask).tolist()
 

@@ -4,7 +4,9 @@ Two networks over the same observation vector, both masked (``agents.networks``,
 
 * the **best response** (BR): a Q-network trained by DQN on a circular replay buffer of all the
   learner's transitions -- epsilon-greedy over the legal actions, masked max in the bootstrap
-  target (an illegal action is never chosen nor bootstrapped), target network, Huber loss;
+  target (an illegal action is never chosen nor bootstrapped), target network, squared TD error
+  (``rl_loss``: a best response needs the *expected* return; the Huber loss of Atari DQN estimates
+  something between mean and median once returns spread over more than +-1, as card games' do);
 * the **average policy** (AVG): a softmax policy trained by supervised learning (cross-entropy on
   masked logits) on a reservoir buffer of the learner's own BR-mode (state, action) pairs, so it
   tracks the average of the past best responses.
@@ -53,6 +55,8 @@ class NFSPConfig:
     epsilon_end: float = 0.0
     exploration_fraction: float = 0.5  # ... over this fraction of total_timesteps
     max_grad_norm: float = 10.0  # gradient clipping of both networks (0: off)
+    rl_loss: str = "mse"  # "mse": Q estimates the expected return; "huber" (smooth L1, delta 1): robust to outliers,
+    #                       but biased toward the median when returns spread over more than +-1 (Kuhn: -2..2)
     save_buffers: bool = False  # keep both buffers in latest.pt (exact resume; files get large)
 
     def problems(self) -> dict[str, str]:
@@ -67,9 +71,14 @@ class NFSPConfig:
         for key in ("rl_learning_rate", "sl_learning_rate"):
             if not getattr(self, key) > 0:
                 out[key] = f"must be > 0, got {getattr(self, key)}"
+        if self.rl_loss not in RL_LOSSES:
+            out["rl_loss"] = f"expected one of {sorted(RL_LOSSES)}, got {self.rl_loss!r}"
         if self.learning_starts < 0 or self.max_grad_norm < 0:
             out["learning_starts" if self.learning_starts < 0 else "max_grad_norm"] = "must be >= 0"
         return out
+
+
+RL_LOSSES = {"mse": nn.functional.mse_loss, "huber": nn.functional.smooth_l1_loss}
 
 
 def linear_schedule(start: float, end: float, fraction: float, progress: float) -> float:
@@ -306,13 +315,13 @@ class NFSP:
         return metrics
 
     def _rl_step(self, rng: np.random.Generator) -> tuple[float, float]:
-        """DQN on the replay buffer: Huber loss against r + gamma * max over next legal actions of target Q."""
+        """DQN on the replay buffer: ``rl_loss`` against r + gamma * max over next legal actions of target Q."""
         b = self.replay.sample(self.cfg.batch_size, rng)
         with torch.no_grad():
             next_q = mask_logits(self.target_q(b["next_obs"]), b["next_mask"]).max(dim=1).values
             target = b["reward"] + self.cfg.gamma * torch.where(b["done"], torch.zeros_like(next_q), next_q)
         q = self.network.q_values(b["obs"]).gather(1, b["action"].unsqueeze(1)).squeeze(1)
-        loss = nn.functional.smooth_l1_loss(q, target)
+        loss = RL_LOSSES[self.cfg.rl_loss](q, target)
         self._step(self.rl_optimizer, loss, self.network.q)
         self.rl_steps += 1
         if self.rl_steps % self.cfg.target_update_every == 0:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
+
 
 class AgentCache:
     """Agents by key (a spec, an agent index ...), built on first use by ``build(key, table, seat)``.
@@ -41,9 +43,18 @@ class AgentCache:
 
 
 def env_shape(env: Any) -> tuple[int, int]:
-    """(observation size, number of actions) of an AEC env with dict observations and a Discrete action space."""
+    """(observation size, number of actions) of an AEC env with dict observations and a Discrete action space.
+
+    The size is that of the flattened ``observation`` (PettingZoo's classic envs have 2-D and 3-D
+    ones; the learner and the neural agents flatten them). A ValueError says what an env lacks."""
     seat = env.possible_agents[0]
-    return int(env.observation_space(seat)["observation"].shape[0]), int(env.action_space(seat).n)
+    space, actions = env.observation_space(seat), env.action_space(seat)
+    if not (hasattr(space, "spaces") and {"observation", "action_mask"} <= set(space.spaces)):
+        raise ValueError(f"{type(env).__name__}: observations must be dicts with 'observation' and 'action_mask' "
+                         f"(PettingZoo's action-mask convention), got {space}")
+    if not hasattr(actions, "n"):
+        raise ValueError(f"{type(env).__name__}: the action space must be Discrete, got {actions}")
+    return int(np.prod(space["observation"].shape)), int(actions.n)
 
 
 def check_shape(agent: Any, shape: tuple[int, int], where: str) -> None:

@@ -28,7 +28,8 @@ import yaml
 
 from agents import ALGORITHMS, TRAINING_ONLY_SPECS, algorithm, split_spec
 from agents.networks import ACTIVATIONS
-from envs.games import describe
+from arena import env_shape
+from envs.games import GAMES, describe
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "skat_ppo.yaml"
 
@@ -118,6 +119,11 @@ SECTIONS = {name for name, hint in get_type_hints(TrainConfig).items() if datacl
 POOL_SAMPLING = ("uniform", "recency")
 RUNTIMES = ("local", "ray")
 COLLECTIONS = ("envs", "batched")
+# What to use instead of "rule" in a game without a rule-based agent (a PettingZoo env module), by config key.
+NO_RULE_INSTEAD = {"opponents": "random, self, snapshot or a checkpoint",
+                   "eval_opponents": "random or a checkpoint, e.g. --set eval_opponents=random "
+                                     "best_metric=eval/mean_score_vs_random",
+                   "pretrain.teacher": "random or a checkpoint"}
 RAY_MISSING = ("runtime=ray needs Ray, an optional extra: pip install -e '.[ray]' "
                "(or pip install 'ray[rllib]==2.60.0'); --set runtime=local runs without it")
 
@@ -253,11 +259,21 @@ def validate(cfg: TrainConfig) -> None:
         probe = game.raw_env(**cfg.env_options)
     except (ValueError, TypeError) as e:
         fail("env_options", f"{cfg.env_options} is not a valid {cfg.game} table: {e}")
+    try:
+        env_shape(probe)
+    except ValueError as e:
+        fail("game", f"{cfg.game} cannot be trained on: {e}")
     seats = len(probe.possible_agents)
     if cfg.learner_seats > seats:
         fail("learner_seats", f"{cfg.game} with these env_options has {seats} seats, got {cfg.learner_seats}")
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         fail("opponents", f"needs specs with non-negative weights and a positive sum, got {cfg.opponents!r}")
+    for key, specs in (("opponents", list(cfg.opponents)), ("eval_opponents", cfg.eval_opponents),
+                       ("pretrain.teacher", [cfg.pretrain.teacher])):
+        if "rule" in specs and game.rule_agent is None:
+            with_rule = ", ".join(g for g in GAMES if describe(g).rule_agent)
+            fail(key, f"{cfg.game} has no rule-based agent ('rule' exists for {with_rule}); use "
+                      f"{NO_RULE_INSTEAD[key]}")
     for key, specs in (("opponents", list(cfg.opponents)), ("eval_opponents", cfg.eval_opponents)):
         for spec in specs:
             if key == "eval_opponents" and spec in TRAINING_ONLY_SPECS:

@@ -72,7 +72,9 @@ class Learner:
             self.rewards[row] += reward * self.reward_scale
 
     def decide(self, requests: list[Request]) -> list[int]:
-        obs = np.stack([r.observation["observation"] for r in requests]).astype(np.float32, copy=False)
+        # Flattened: PettingZoo's classic envs observe 2-D and 3-D arrays, often of int8.
+        obs = np.stack([r.observation["observation"] for r in requests]).reshape(len(requests), -1)
+        obs = obs.astype(np.float32, copy=False)
         mask = np.stack([r.observation["action_mask"] for r in requests]).astype(bool)
         traj = np.asarray([self.traj[r.table, r.seat] for r in requests])
         chosen, extra = self.act(obs, mask, traj)

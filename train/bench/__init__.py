@@ -4,6 +4,7 @@
     python -m train.bench trainer --game skat                    # our trainer vs sb3-contrib MaskablePPO
     python -m train.bench runtime --runs local:1,ray:2           # local vs Ray rollout collection
     python -m train.bench solver --positions 1000                # the Skat double-dummy solver
+    python -m train.bench nfsp --game kuhn_poker                 # NFSP exploitability vs OpenSpiel's NFSP
 
 ``python -m train.bench_train`` and ``python -m train.ray_bench`` remain as aliases of the last two.
 """

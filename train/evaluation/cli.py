@@ -36,14 +36,15 @@ CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
 def shipped(game: str) -> list[str]:
-    """``random``, ``rule`` and the checkpoints of a game that ship with the project (``checkpoints/<game>_*.pt``)."""
+    """``random``, ``rule`` (where the game has one) and the checkpoints of a game that ship with the project
+    (``checkpoints/<game>_*.pt``)."""
     found = []
     for path in sorted(CHECKPOINTS.glob(f"{game}_*.pt")):
         relative = os.path.relpath(path)
         found.append(relative if not relative.startswith("..") else str(path))
     if not found:
         print(f"note: no shipped checkpoints {CHECKPOINTS}/{game}_*.pt found", file=sys.stderr)
-    return ["random", "rule", *found]
+    return ["random", *(["rule"] if describe(game).rule_agent else []), *found]
 
 
 def _checkpoint_metadata(spec: str) -> dict[str, Any] | None:

@@ -117,7 +117,7 @@ class _Recorder:
         self.by_seat[seat].append(len(self.rewards))
         self.rewards.append(0.0)
         label = action if taught else played
-        for key, value in (("obs", observation["observation"]), ("mask", mask), ("action", label),
+        for key, value in (("obs", np.ravel(observation["observation"])), ("mask", mask), ("action", label),
                            ("taught", taught), ("deal", self.deal), ("seat", seat)):
             self.rows[key].append(value)
 
