@@ -4,6 +4,8 @@ Spec strings (the same in configs and on the command line)::
 
     random              uniform over the legal actions
     rule                the game's rule-based baseline (named by its description: agents.rule_skat, ...)
+    search              Thirty-One only: determinized rollouts over the rules core (agents.search_thirtyone);
+    search:worlds=8,... with options (``search:preset=fast`` for a quicker one)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
     path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 
@@ -36,7 +38,11 @@ def split_spec(spec: str) -> tuple[str, str | None]:
 
 
 def make(spec: str, game: str | None = None, seed: int | None = None, greedy: bool = False) -> Agent:
-    """An agent from a spec string; ``game`` is required for ``random``/``rule`` and checked for files."""
+    """An agent from a spec string; ``game`` is required for ``random``/``rule``/``search`` and checked for files."""
+    if spec == "search" or spec.startswith("search:"):
+        from agents.search_thirtyone import make_search
+
+        return make_search(spec, game=check_game(game), seed=seed)
     if spec == "random":
         from agents.random_agent import RandomAgent
 
