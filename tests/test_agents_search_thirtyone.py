@@ -187,7 +187,7 @@ def test_finds_an_obvious_blitz_and_knock() -> None:
 
 def test_spec_options_and_errors() -> None:
     options, game = parse_spec("search:preset=fast,model=uniform,variant=cut_throat")
-    assert options == SearchOptions(worlds=8, model="uniform") and game == {"variant": "cut_throat"}
+    assert options == SearchOptions(worlds=16, model="uniform") and game == {"variant": "cut_throat"}
     assert isinstance(agents.make("search", game="thirtyone"), SearchThirtyOneAgent)
     for spec, words in (("search:worlds=0", "worlds"), ("search:speed=3", "unknown key"),
                         ("search:model=psychic", "model"), ("search:lives=0", "lives"), ("search:worlds", "key=value"),

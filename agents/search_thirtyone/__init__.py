@@ -2,8 +2,8 @@
 
 Spec strings (``agents.make(spec, game="thirtyone", seed=...)``)::
 
-    search                          the default setting (24 worlds per move)
-    search:preset=fast              8 worlds per move, about 3x faster
+    search                          the default setting (48 worlds per move)
+    search:preset=fast              16 worlds per move, about 3x faster
     search:worlds=64,model=uniform  any option of :class:`SearchOptions`, comma separated
     search:variant=cut_throat       the game's options the observation does not show (see below)
 
@@ -55,17 +55,17 @@ from envs.thirtyone.options import OPTION_NAMES
 from envs.thirtyone.phases import OVER
 from envs.thirtyone.rules import ThirtyOneGame, ThirtyOneState
 
-PRESETS = {"default": {}, "fast": {"worlds": 8}}
+PRESETS = {"default": {}, "fast": {"worlds": 16}}
 
 
 @dataclass(frozen=True)
 class SearchOptions:
     """The search's knobs (spec keys)."""
 
-    worlds: int = 24  # sampled worlds per decision; every legal action is rolled out in each
+    worlds: int = 48  # sampled worlds per decision; every legal action is rolled out in each
     model: str = "draws"  # hand model of the world sampler: "uniform" or "draws" (envs.thirtyone.worlds)
     max_draws: int = 4  # "draws": at most this many extra cards seen per opponent
-    z: float = 1.0  # leave the rule agent's choice only when another is better by z standard errors
+    z: float = 0.5  # leave the rule agent's choice only when another is better by z standard errors
 
     def check(self) -> SearchOptions:
         if not isinstance(self.worlds, int) or isinstance(self.worlds, bool) or self.worlds < 1:
