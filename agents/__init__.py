@@ -6,6 +6,8 @@ Spec strings (the same in configs and on the command line)::
     rule                the game's rule-based baseline (named by its description: agents.rule_skat, ...)
     pimc                Skat only: perfect-information Monte Carlo search (agents.pimc);
     pimc:worlds=24,...  with options (``pimc:preset=fast`` for a quick training opponent)
+    search              Thirty-One only: determinized rollouts over the rules core (agents.search_thirtyone);
+    search:worlds=8,... with options (``search:preset=fast`` for a quicker one)
     path/to/file.pt     a trained policy from a checkpoint (see agents.checkpoint)
     path/to/file.pt#name   another policy shipped in that checkpoint (NFSP: ``#best_response``)
 

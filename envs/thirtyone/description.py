@@ -23,6 +23,7 @@ class ThirtyOneDescription(GameDescription):
     title = "Thirty-One"
     env_module = "envs.thirtyone_v0"
     rule_agent = "agents.rule_thirtyone:RuleThirtyOneAgent"
+    agent_specs = {"search": "agents.search_thirtyone:make_search"}  # search, search:worlds=16
 
     unit = "block"
     unit_phrase = "seat-rotated blocks"
