@@ -86,7 +86,7 @@ def test_spec_strings_and_errors() -> None:
         agents.make("pimc:wolds=3", game="skat")
     with pytest.raises(ValueError, match="expected one of"):
         agents.make("pimc:question=maybe", game="skat")
-    with pytest.raises(ValueError, match="plays skat only"):
+    with pytest.raises(ValueError, match="plays Skat only"):
         agents.make("pimc", game="thirtyone")
     with pytest.raises(ValueError, match="takes no options"):
         agents.make("rule", game="skat", worlds=3)

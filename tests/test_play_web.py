@@ -57,8 +57,9 @@ def test_setup_lists_games_variants_options_and_server_side_opponents(server):
     ("skat", {}, 3, {"random", "rule", "pimc", "checkpoint:skat_ppo.pt", "checkpoint:skat_nfsp.pt"}),
     ("skat", {"variant": "four_player"}, 4, {"random", "rule"}),
     ("skat", {"variant": "strohmann"}, 2, {"random", "rule"}),
-    ("thirtyone", {"variant": "banking", "num_players": 3}, 3, {"random", "rule"}),
-    ("thirtyone", {"num_players": 2}, 2, {"random", "rule", "checkpoint:thirtyone_ppo.pt",
+    # search plays every Thirty-One table (the rule agent's move where its world sampler does not reach)
+    ("thirtyone", {"variant": "banking", "num_players": 3}, 3, {"random", "rule", "search"}),
+    ("thirtyone", {"num_players": 2}, 2, {"random", "rule", "search", "checkpoint:thirtyone_ppo.pt",
                                           "checkpoint:thirtyone_nfsp.pt"}),
 ])
 def test_the_shape_of_a_table_and_who_fits_it(server, game, options, seats, fitting):
