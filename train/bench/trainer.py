@@ -2,13 +2,16 @@
 
     python -m train.bench trainer --game skat          (also: python -m train.bench_train --game skat)
     python -m train.bench trainer --game thirtyone --steps 40000 --num-envs 16
+    python -m train.bench trainer --game skat --collections envs,batched --num-envs 256 --skip-sb3
 
 Both learners play one seat (rotating) against uniform-random opponents, with the same network
 (separate actor and critic MLPs, ``--hidden``, tanh), the same number of envs, rollout length,
 4 epochs x 4 minibatches. A step is one decision of the learning seat (SB3's ``timesteps``, our
 ``global_step``); the rate covers collection and updates, measured after start-up.
 
-* ours: ``train.trainer.Trainer`` with ``--workers`` rollout processes (default 2);
+* ours: ``train.trainer.Trainer`` with ``--workers`` rollout processes (default 2), once per
+  ``--collections`` entry: ``envs`` (AEC envs in worker processes) and/or ``batched`` (the game's
+  batched engine in the trainer process, ``collection: batched``), same settings otherwise;
 * MaskablePPO: ``DummyVecEnv`` of ``envs.gym.SingleAgentEnv`` (SB3's default single process),
   torch with its default thread count. Needs ``pip install sb3-contrib``; skipped otherwise.
 """
@@ -29,7 +32,7 @@ from train.trainer import Trainer
 
 
 def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
-               threads: int, chunks: int, seed: int = 1) -> float:
+               threads: int, chunks: int, seed: int = 1, collection: str = "envs") -> float:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(overrides=[
             f"game={game}", f"total_timesteps={steps}", f"num_envs={num_envs}", f"num_steps={num_steps}",
@@ -37,6 +40,7 @@ def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: lis
             f"hidden={','.join(map(str, hidden))}", "opponents=random:1", "eval_opponents=[]",
             "checkpoint_every=0", "snapshot_every=0", "progress=false",
             f"runs_dir={tmp}/runs", f"checkpoint_dir={tmp}/ckpt", f"seed={seed}", "run_name=bench",
+            f"collection={collection}",
         ])
         trainer = Trainer(cfg)
         trainer.train()
@@ -76,19 +80,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunks", type=int, default=0, help="our trainer's rollout_chunks (0: one per worker)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of both (2 stalls on busy cores)")
     parser.add_argument("--repeat", type=int, default=3, help="alternating measurements; the median is reported")
+    parser.add_argument("--collections", default="envs",
+                        help="our trainer's collection paths to measure, comma-separated: envs, batched")
     parser.add_argument("--skip-sb3", action="store_true")
     args = parser.parse_args(argv)
     hidden = [int(w) for w in args.hidden.split(",")]
+    collections = [c.strip() for c in args.collections.split(",") if c.strip()]
+    bad = [c for c in collections if c not in ("envs", "batched")]
+    if bad or not collections:
+        parser.error(f"--collections: {bad or 'nothing'} is not envs or batched")
     print(f"{args.game}: {args.steps} learner decisions x {args.repeat}, {args.num_envs} envs x {args.num_steps} "
           f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs random, torch threads {args.threads}",
           flush=True)
-    ours: list[float] = []
+    rates: dict[str, list[float]] = {c: [] for c in collections}
     sb3: list[float] = []
     for _ in range(args.repeat):
-        ours.append(bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.workers,
-                               args.threads, args.chunks))
-        print(f"  ours (train.trainer, {args.workers} workers, rollout_chunks={args.chunks}): {ours[-1]:8,.0f} steps/s",
-              flush=True)
+        for collection in collections:
+            rates[collection].append(bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden,
+                                                args.workers, args.threads, args.chunks, collection=collection))
+            how = (f"{args.workers} workers, rollout_chunks={args.chunks}" if collection == "envs"
+                   else "batched engine, trainer process")
+            print(f"  ours (collection={collection}, {how}): {rates[collection][-1]:8,.0f} steps/s", flush=True)
         if not args.skip_sb3:
             rate = bench_sb3(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.threads)
             if rate is None:
@@ -97,10 +109,14 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 sb3.append(rate)
                 print(f"  sb3-contrib MaskablePPO (DummyVecEnv): {rate:8,.0f} steps/s", flush=True)
-    summary = f"median: ours {statistics.median(ours):,.0f} steps/s"
+    median = {c: statistics.median(r) for c, r in rates.items()}
+    summary = "median: " + ", ".join(f"ours ({c}) {m:,.0f} steps/s" for c, m in median.items())
+    if len(median) == 2:
+        summary += f", batched/envs {median['batched'] / median['envs']:.2f}x"
     if sb3:
+        best = max(median, key=median.get)
         summary += (f", MaskablePPO {statistics.median(sb3):,.0f} steps/s, "
-                    f"ratio {statistics.median(ours) / statistics.median(sb3):.2f}x")
+                    f"ours ({best}) / MaskablePPO {median[best] / statistics.median(sb3):.2f}x")
     print(summary)
 
 
