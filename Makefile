@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	elif $(PIP) install -q "torch==$(TORCH_VERSION)" --index-url $(TORCH_CPU_INDEX) --extra-index-url https://pypi.org/simple; then :; \
 	else $(PIP) install -q "torch>=2.4"; fi
 	rm -rf $(VENV)/.torch-probe
-	$(PIP) install -q -e ".[dev,play]"
+	$(PIP) install -q -e ".[dev,play,exploitability]"
 	touch $@
 
 install: $(VENV)/.installed
