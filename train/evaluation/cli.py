@@ -188,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="env option, e.g. --env num_players=3 (default: the first checkpoint's env options)")
     p.add_argument("--vs", nargs="+", default=[], metavar="AGENT",
                    help="opponents: each AGENT plays each of these in its own duplicate match; 'shipped' = "
-                        "random, rule and the shipped checkpoints/<game>_{ppo,nfsp}.pt")
+                        "random, rule and the shipped checkpoints/<game>_*.pt")
     p.add_argument("--schedule", choices=("table", "pairs"),
                    help="table: all agents at the table together (default without --vs/--league); pairs: "
                         "every pair on its own, or with --vs/--league each AGENT against each opponent")
