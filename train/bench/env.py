@@ -3,6 +3,10 @@
     python -m train.bench env skat          # rules core, AEC loop (wrapped and raw), OpenSpiel if installed
     python -m train.bench env thirtyone
     python -m train.bench env all --seconds 5 --json bench.json
+    python -m train.bench env skat --batch 16384      # the batched engine's row at another batch size
+
+The last row of each game is its batched engine (``vector_env``, one torch thread) at ``--batch`` games
+in flight (0 leaves it out); ``python -m train.bench vector`` gives its whole batch-size curve and memory.
 
 A *decision* is one action of one player. Every row samples uniformly from the legal actions,
 so rows differ only in the machinery around the game. Run it on an idle machine; each row runs
@@ -128,7 +132,18 @@ def openspiel_loops(name: str, seed: int = 0) -> dict[str, Callable[[float], tup
             f"openspiel {name} (c) rl_environment": rl_env}
 
 
-def bench_env(game_name: str, seconds: float) -> list[dict]:
+def vector_row(game_name: str, batch: int, seed: int = 0) -> Callable[[float], tuple[int, int]]:
+    """The batched engine at ``batch`` games in flight: decisions (episodes are not counted)."""
+    import torch
+
+    from envs.vector_bench import vector_loop
+
+    torch.set_num_threads(1)
+    run, _ = vector_loop(game_name, batch, "cpu", {}, seed)
+    return lambda seconds: (run(seconds), 0)
+
+
+def bench_env(game_name: str, seconds: float, batch: int = 4096) -> list[dict]:
     game = describe(game_name)
     rows: list[dict] = []
     core = game.rules_game()
@@ -143,11 +158,14 @@ def bench_env(game_name: str, seconds: float) -> list[dict]:
             loops.update(openspiel_loops(peer))
         except ImportError:
             print(f"(open_spiel not installed: `pip install open_spiel` to add its {peer} rows)")
+    if batch > 0:
+        loops[f"{game_name} batched engine, vector_env batch {batch}"] = vector_row(game_name, batch)
     for label, fn in loops.items():
         row = {"row": label, **_timed(fn, seconds)}
         rows.append(row)
-        print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  {row['episodes_per_s']:>9,.0f} "
-              f"episodes/s  ({row['decisions_per_episode']:.1f} per episode)", flush=True)
+        episodes = (f"{row['episodes_per_s']:>9,.0f} episodes/s  ({row['decisions_per_episode']:.1f} per episode)"
+                    if row["episodes_per_s"] else "")
+        print(f"{label:<52} {row['decisions_per_s']:>11,.0f} decisions/s  {episodes}", flush=True)
     by = {r["row"]: r["decisions_per_s"] for r in rows}
     ref_c = by.get(f"openspiel {peer} (c) rl_environment")
     ref_a = by.get(f"openspiel {peer} (a) legal_actions+apply")
@@ -156,6 +174,9 @@ def bench_env(game_name: str, seconds: float) -> list[dict]:
         core_rate = by[f"{game_name} rules core (legal_actions+apply)"]
         print(f"ratios: AEC wrapped / OpenSpiel rl_environment = {aec / ref_c:.2f}x; "
               f"rules core / OpenSpiel legal_actions+apply = {core_rate / ref_a:.2f}x")
+    vector = by.get(f"{game_name} batched engine, vector_env batch {batch}")
+    if vector:
+        print(f"ratio: batched engine / AEC raw_env = {vector / by[f'{game_name} AEC loop, raw_env']:.1f}x")
     return rows
 
 
@@ -165,10 +186,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("game", choices=[*GAMES, "all"])
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per row (default 3)")
     parser.add_argument("--json", help="also write the rows to this JSON file")
+    parser.add_argument("--batch", type=int, default=4096,
+                        help="games in flight of the batched-engine row (default 4096; 0 leaves it out)")
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()} on {platform.machine()}, numpy {np.__version__}")
     games = list(GAMES) if args.game == "all" else [args.game]
-    rows = [r for g in games for r in bench_env(g, args.seconds)]
+    rows = [r for g in games for r in bench_env(g, args.seconds, args.batch)]
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)
