@@ -181,8 +181,27 @@ def test_finds_an_obvious_blitz_and_knock() -> None:
     assert env.unwrapped.action_name(agent.act(env.observe("player_0"))) == "take"
     env.step(env.unwrapped.action_index("take"))
     assert env.unwrapped.action_name(agent.act(env.observe("player_0"))) == "discard C2"  # 31 ends the round
-    env = fixed(4, {0: "HA HK H9", 1: "C5 S6 H7", 2: "D2 D3 S9", 3: "C8 C9 D4"}, "C3")
-    assert env.unwrapped.action_name(agent.act(env.observe("player_0"))) == "knock"  # 30 on the first turn
+    # Knock: two players on their last life (this round decides the game), 23 on the first turn. Knocking
+    # leaves the opponent one turn to beat 23; drawing gives it more: knocking wins 12 points more often
+    # (`python -m agents.search_thirtyone.probe --hand "HA HK H2" --up C3 --players 2 --option lives=1
+    # --option free_ride=false --deals 4000`). Not a 4-player table: there a blitz costs the other three a
+    # life each and rule agents knock low, so fishing for a 31 with a safe hand beats knocking, even with
+    # 30 on the first turn (`--hand "HA HK H9" --up C3 --players 4`: draw - knock, leaf +0.012 +- 0.0004).
+    decisive = agents.make("search:worlds=8,lives=1,free_ride=false", game="thirtyone", seed=0)
+    env = fixed(2, {0: "HA HK H2", 1: "C5 S6 H7"}, "C3", lives=1, free_ride=False)
+    assert env.unwrapped.action_name(decisive.act(env.observe("player_0"))) == "knock"
+
+
+def test_the_probe_values_first_moves(capsys) -> None:
+    """``python -m agents.search_thirtyone.probe``: the numbers quoted in the knock test, on a small sample."""
+    from agents.search_thirtyone.probe import main, probe
+
+    values = probe(["HA", "HK", "H2"], "C3", 2, 150, lives=1, free_ride=False)
+    assert sorted(values) == ["draw", "knock", "take"] and values["knock"].shape == (150, 4)
+    assert values["knock"][:, 0].mean() > values["draw"][:, 0].mean() + 0.05  # the decisive round: knock
+    assert main(["--hand", "HA HK H9", "--up", "C3", "--deals", "20"]) == 0
+    assert "draw - knock: leaf" in capsys.readouterr().out
+    assert main(["--hand", "HA HK H9", "--up", "C3", "--option", "lives=0"]) == 2
 
 
 def test_spec_options_and_errors() -> None:
