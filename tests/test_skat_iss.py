@@ -5,9 +5,11 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from envs.skat import actions as A
 from envs.skat import iss
 from envs.skat.cards import card, parse_cards
 from envs.skat.rules import DONE
@@ -174,12 +176,47 @@ def test_passed_in():
     assert g.state.passed_in
 
 
-def test_resigned():
+def history_tail(g: iss.IssGame, n: int) -> list[tuple[int, str]]:
+    return [(p, A.action_name(a)) for p, a in g.state.history[-n:]]
+
+
+def test_both_defenders_resign_the_declarer_on_turn_claims():
+    # ISS ends the game when both defenders said RE; the declarer (on turn) claims, both defenders accept
     g = iss.replay(rec(104, G_DEAL, "1 p 2 p 0 18 0 GH 0 CJ 1 S7 2 D8 1 RE 2 RE",
                        "d:0 win v:192 m:4 bidok p:120 t:10 s:1 z:1 p0:0 p1:0 p2:0 l:-1 to:-1 r:1"))
-    assert (g.declarer, g.contract, g.complete, g.reason) == (0, "GH", False, "resigned")
+    assert (g.declarer, g.contract, g.complete, g.reason, g.kept) == (0, "GH", True, "resigned", None)
     assert (g.value, g.won, g.declarer_points, g.declarer_tricks, g.matadors) == (192, True, 120, 10, 4)
-    assert g.state.trick_count == 1  # the rules core saw one trick; the figures are the server's
+    assert history_tail(g, 3) == [(0, "claim"), (1, "accept"), (2, "accept")]
+    assert g.state.phase == DONE and g.state.outcome.declarer_score == 192
+
+
+def test_declarer_resigns_holding_ten_cards_loses_simply():
+    # grand hand with 4 conceded before the first card: lost at 6 x 24, no schneider; no points or tricks counted
+    g = iss.replay(rec(108, G_DEAL, "1 p 2 p 0 18 0 GH 0 RE", "d:0 loss v:-288 m:4 bidok p:0 t:0 r:1"))
+    assert (g.complete, g.reason, g.kept, g.value, g.won, g.matadors) == (True, "resigned", None, -288, False, 4)
+    assert history_tail(g, 1) == [(0, "concede")] and g.state.outcome.declarer_score == -288
+
+
+def test_declarer_resigns_later_a_defender_approves():
+    # after two tricks (4 points): the rest goes to the defenders, the declarer is schneider: 7 x 24 lost
+    g = iss.replay(rec(109, G_DEAL, "1 p 2 p 0 18 0 GH 0 CJ 1 S7 2 D8 0 SJ 1 S8 2 D9 0 RE",
+                       "d:0 loss v:-336 m:4 bidok p:4 t:2 s:1 z:0 r:1"))
+    assert (g.complete, g.reason, g.kept, g.value, g.declarer_points, g.declarer_tricks) == (
+        True, "resigned", None, -336, 4, 2)
+    assert history_tail(g, 2) == [(0, "concede"), (1, "accept")]
+
+
+@pytest.mark.parametrize(("moves", "result", "why"), [
+    ("0 CJ 0 RE", "d:0 loss v:-288 m:4 p:0 t:0 r:1", "while seat 1 was on turn"),  # the core: concede on turn only
+    ("0 CJ 1 S7 2 D8 1 RE", "d:0 win v:192 m:4 p:120 t:10 s:1 z:1 r:1", "only one defender resigned"),
+    ("0 CJ 1 S7 2 D8 1 RE 2 RE", "d:0 win v:144 m:4 p:120 t:10 r:1", "the server scores it differently"),
+    ("0 CJ 1 RE 2 RE 1 S7", "d:0 win v:192 m:4 p:120 t:10 s:1 z:1 r:1", "the game went on after '2 RE'"),
+    ("0 SC", "d:0 win v:192 m:4 p:120 t:10 s:1 z:1", "the defenders did not both resign"),
+])
+def test_resignations_the_core_cannot_settle_keep_the_servers_result(moves, result, why):
+    g = iss.replay(rec(110, G_DEAL, f"1 p 2 p 0 18 0 GH {moves}", result))
+    assert not g.complete and why in g.kept and g.value == int(result.split("v:")[1].split()[0])
+    assert g.reason in ("resigned", "shown cards") and iss.summarize([g]) == {"incomplete": 1, g.reason: 1, "kept": 1}
 
 
 def test_timeout_mid_play():
@@ -197,14 +234,42 @@ def test_timeout_in_the_auction_and_reason_from_result_fields():
 
 
 @pytest.mark.parametrize(("line", "declarer", "contract", "reason", "value"), [
-    (REAL_GRAND_OUVERT_SHOWN, 0, "GO", "shown cards", 192),
-    (REAL_NULL_OUVERT_RESIGNED, 1, "NO", "resigned", 46),
     (REAL_LEFT, None, None, "left", 0),
     (REAL_UNKNOWN_MOVE_LEFT, 2, "G", "left", 96),
 ])
 def test_real_incomplete_records(line, declarer, contract, reason, value):
     g = iss.replay(line)
     assert (g.declarer, g.contract, g.reason, g.value, g.complete) == (declarer, contract, reason, value, False)
+
+
+CONCEDE_FILE = Path(__file__).parent / "data" / "iss_concede.txt"  # more real RE / SC records (ISS clients' tests)
+
+
+@pytest.mark.parametrize(("line", "declarer", "contract", "reason", "result", "tail"), [
+    # declarer shows cards after leading CJ; middlehand resigns, plays H9, rearhand resigns: rearhand (on
+    # turn) concedes for the defenders, the declarer accepts
+    (REAL_GRAND_OUVERT_SHOWN, 0, "GO", "shown cards", (192, True, 120, 10), [(2, "concede"), (0, "accept")]),
+    # null ouvert: both defenders resign before the first card; forehand (on turn) concedes
+    (REAL_NULL_OUVERT_RESIGNED, 1, "NO", "resigned", (46, True, 14, 0), [(0, "concede"), (1, "accept")]),
+    # the declarer shows cards and plays on (HJ, taking the trick); both defenders resign: the declarer's claim
+    (1039093, 1, "G", "shown cards", (48, True, 84, 5), [(1, "claim"), (0, "accept"), (2, "accept")]),
+    # the declarer on turn shows cards, both defenders resign: the declarer's claim, accepted by both
+    (6934288, 2, "G", "shown cards", (72, True, 86, 8), [(2, "claim"), (0, "accept"), (1, "accept")]),
+])
+def test_real_re_and_sc_records_replay_through_concede_and_claim(line, declarer, contract, reason, result, tail):
+    if isinstance(line, int):
+        line = next(x for x in CONCEDE_FILE.read_text().splitlines() if f"ID[{line}]" in x)
+    g = iss.replay(line)
+    assert (g.declarer, g.contract, g.reason, g.complete, g.kept) == (declarer, contract, reason, True, None)
+    assert (g.value, g.won, g.declarer_points, g.declarer_tricks) == result
+    assert history_tail(g, len(tail)) == tail and g.state.phase == DONE
+    assert g.state.outcome.declarer_score == g.value == int(g.record.result["v"])
+
+
+def test_the_concede_file_replays(capsys):
+    assert iss.main([str(CONCEDE_FILE)]) == 0
+    out = capsys.readouterr().out
+    assert "complete    2" in out and "conceded:     2" in out and "kept        0" in out
 
 
 def test_unknown_move_stops_the_replay_there():
@@ -315,7 +380,8 @@ def test_the_shipped_sample_is_the_real_records(capsys):
     assert iss.SAMPLE.read_text().splitlines() == list(REAL_RECORDS)
     assert iss.main([str(iss.SAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert "records     7" in out and "complete    3" in out and "incomplete  4" in out and "errors      0" in out
+    assert "records     7" in out and "complete    5" in out and "conceded:     2" in out and "incomplete  2" in out
+    assert "kept        0" in out and "errors      0" in out
 
 
 # --- round trip: random games of the rules core, written as ISS records ----------------------

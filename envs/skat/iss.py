@@ -4,9 +4,13 @@
 (the record format lives in ``envs.skat.iss_record``; its names are re-exported here);
 ``replay(line)`` plays it through :mod:`envs.skat.rules`, checking every move, and returns an
 :class:`IssGame`. For games played to the end, the replay's value, win/loss, matadors, card points
-and tricks must agree with the server's ``R[]`` fields. Games that ended early (resigned, shown
-cards, timeout, a player left) or were passed in come back with ``complete=False`` and a ``reason``;
-their value/won/points/tricks are the server's. A move the server recorded as ``??`` (unknown: seen
+and tricks must agree with the server's ``R[]`` fields. A record with ``RE`` (resign) or ``SC`` (the
+declarer shows cards) is replayed on the table with ``concede=True``, the end of the game as the rules
+core's concede / claim actions (see :func:`replay`); when the core's result then agrees with the
+server's the game is ``complete`` with ``reason`` "resigned" or "shown cards". Games that ended early
+otherwise (timeout, a player left, or an RE/SC the core cannot reproduce: then ``kept`` says why) or
+were passed in come back with ``complete=False`` and a ``reason``; their value/won/points/tricks are
+the server's. A move the server recorded as ``??`` (unknown: seen
 in records where a player then left) ends the replay there; the record then needs its reason too.
 Malformed records, illegal moves and disagreements raise :class:`IssError` naming the record id and
 the move (index into ``moves`` and text).
@@ -34,7 +38,8 @@ from envs.skat.iss_record import CARD as _CARD
 from envs.skat.iss_record import Fail as _Fail
 from envs.skat.iss_record import IssError, IssRecord, contract_label, parse
 from envs.skat.iss_record import cards as _cards
-from envs.skat.rules import DISCARD, DONE, PHASE_NAMES, SKAT, SkatGame, SkatState
+from envs.skat.rules import ANSWER, DISCARD, DONE, PHASE_NAMES, PLAY, SKAT, SkatGame, SkatState
+from envs.skat.rules.extras import CONCEDED
 from envs.skat.scoring import matadors as count_matadors
 from envs.skat.scoring import null_value
 
@@ -46,6 +51,9 @@ ERROR_MODES = ("raise", "skip")
 _CONTRACT = re.compile(r"([GCSHDN])([HSZO]*)((?:\.[^.]+)*)")
 _CARD_LIST = re.compile(r"[^.]+(?:\.[^.]+)+")
 _GAME = SkatGame(scoring="classic")  # ISS charges classic scores: +value won, -2 x value lost
+# Records with RE / SC: the same table with conceding and claiming (every other record keeps the ISkO table).
+_CONCEDE_GAME = SkatGame(scoring="classic", concede=True)
+RESIGN, SHOW_CARDS = "RE", "SC"
 
 __all__ = ["ERROR_MODES", "REASONS", "SAMPLE", "IssError", "IssGame", "IssRecord", "contract_label", "iter_records",
            "main", "parse", "parse_file", "replay", "summarize"]
@@ -68,18 +76,25 @@ class IssGame:
     bid: int
     state: SkatState = field(repr=False, compare=False)
     record: IssRecord = field(repr=False, compare=False)
+    kept: str | None = None  # an RE/SC record whose result the rules core does not reproduce: why (else None)
 
 
 class _Replay:
     def __init__(self, record: IssRecord) -> None:
         self.rec, self.fail = record, _Fail(record.id)
-        self.state = _GAME.state_from_deal(list(record.hands), record.skat)
+        self.concede = any(tok == RESIGN or tok.startswith(SHOW_CARDS) for _, tok in record.moves)
+        self.state = (_CONCEDE_GAME if self.concede else _GAME).state_from_deal(list(record.hands), record.skat)
         self.contract: str | None = None  # as written
         self.label: str | None = None
         self.pending = False  # declared after the pickup; the discards come in the next move
         self.expect_skat = False
         self.reason: str | None = None
         self.unknown: str | None = None  # the first move recorded as '??', as "seat ??"
+        self.resigned: set[int] = set()  # defenders who said RE (ISS ends the game when both have)
+        self.gave_up: str | None = None  # "declarer" or "defenders": the RE that ended the game on ISS
+        self.gave_up_at: str | None = None  # that move, as "seat RE"
+        self.played_on = False  # a move of the game followed that RE
+        self.kept: str | None = None  # why the core cannot settle this RE/SC record (the server's result kept)
 
     def act(self, action: int) -> None:
         try:
@@ -117,16 +132,18 @@ class _Replay:
         if tok == UNKNOWN_MOVE:
             self.unknown = self.unknown or f"{seat} {tok}"
             return
-        if self.unknown is not None and tok not in ("RE", "SC") and not tok.startswith("SC."):
+        if self.unknown is not None and tok != RESIGN and tok != SHOW_CARDS and not tok.startswith("SC."):
             self.fail(f"a move after the unknown move {self.unknown!r} cannot be replayed")
-        if tok == "RE":
-            self.end("resigned")
+        if tok == RESIGN:
+            self.resign(seat)
             return
-        if tok == "SC" or tok.startswith("SC."):
+        if tok == SHOW_CARDS or tok.startswith("SC."):
             if seat != st.declarer:
                 self.fail(f"seat {seat} is not the declarer and cannot show cards")
-            self.end("shown cards")
+            self.end("shown cards")  # the cards are open from here; the defenders' RE then ends the game
             return
+        if self.gave_up is not None:
+            self.played_on = True
         if st.phase == DONE:
             self.fail("a move after the game is over")
         if seat != st.current_player:
@@ -150,6 +167,53 @@ class _Replay:
             self.card_list(_cards(tok.split("."), self.fail, "the card list"))
         else:
             self.fail("not an ISS move (bid, y, p, s, contract, card, SC, RE)")
+
+    def resign(self, seat: int) -> None:
+        """ISS's RE: the declarer gives up (the game ends, lost); a defender's counts once the other
+        defender has said RE as well (the declarer then takes the remaining tricks). The core's action
+        is taken at the end of the record (:meth:`settle`), where the game stopped."""
+        st = self.state
+        if st.phase == DONE:
+            return  # after the last trick: nothing left to give up
+        self.end("resigned")
+        if self.gave_up is not None:
+            return
+        if seat == st.declarer:
+            self.gave_up = "declarer"
+        else:
+            self.resigned.add(seat)
+            if len(self.resigned) < 2:
+                return
+            self.gave_up = "defenders"
+        self.gave_up_at = f"{seat} {RESIGN}"
+
+    def settle(self) -> None:
+        """Replay the RE that ended the game through the core's concede / claim actions, or say why not."""
+        st = self.state
+        if self.unknown is not None:
+            self.kept = f"the replay stopped at the unknown move {self.unknown!r}"
+        elif self.gave_up is None:
+            self.kept = ("the declarer showed cards, but the defenders did not both resign" if self.reason ==
+                         "shown cards" else "only one defender resigned")
+        elif self.played_on:
+            self.kept = f"the game went on after {self.gave_up_at!r}"
+        elif st.phase != PLAY:
+            self.kept = f"{self.gave_up_at!r} came in phase {PHASE_NAMES[st.phase]}, not during the card play"
+        elif self.gave_up == "declarer":
+            if st.current_player != st.declarer:
+                self.kept = (f"the declarer resigned ({self.gave_up_at!r}) while seat {st.current_player} was on "
+                             "turn: the rules core takes a concession only from the player on turn")
+                return
+            self.act(A.CONCEDE)  # holding nine cards or more it ends the game; later one defender approves
+            if st.phase == ANSWER:
+                self.act(A.ACCEPT)
+        elif st.current_player == st.declarer:
+            self.act(A.CLAIM)  # the declarer on turn claims the rest (shown cards or not); both defenders accept
+            while st.phase == ANSWER:
+                self.act(A.ACCEPT)
+        else:
+            self.act(A.CONCEDE)  # the defender on turn concedes the rest; the declarer accepts
+            self.act(A.ACCEPT)
 
     def declare(self, kind: str, mods: str, cards: list[int]) -> None:
         st = self.state
@@ -213,27 +277,46 @@ class _Replay:
 
 
 def replay(line: str | IssRecord) -> IssGame:
-    """Replay one record through the rules core, checking every move and, for complete games, the result."""
+    """Replay one record through the rules core, checking every move and, for complete games, the result.
+
+    ISS's ``RE`` (resign) and ``SC`` (the declarer shows cards) are replayed with ``concede=True``: the
+    declarer's RE is the declarer's ``concede`` (ending the game while holding nine cards or more, else
+    approved by a defender); the defenders' RE ends the game once both have said it (ISS's rule; play may
+    go on in between, and SC only opens the declarer's cards until then): the remaining tricks go to the
+    declarer through the defender on turn's ``concede`` that the declarer accepts or, with the declarer on
+    turn, the declarer's ``claim`` that both defenders accept (the core takes offers from the player on
+    turn only). The core's result must then match ``R[]``; where it cannot be had (a declarer resigning
+    off turn, one defender's RE only, a different score) the server's result is kept and ``kept`` says why."""
     rec = line if isinstance(line, IssRecord) else parse(line)
     r = _Replay(rec)
     r.run()
     st, res = r.state, rec.result
     r.fail.index = r.fail.move = None
+    settled = r.concede and st.phase != DONE and not st.passed_in
+    if settled:
+        r.settle()
     declarer = st.declarer if st.declarer >= 0 else None
     if st.passed_in:
         return IssGame(rec.id, None, None, 0, False, 0, 0, 0, False, "passed in", 0, st, rec)
-    if st.phase == DONE:
+    if st.phase == DONE and r.kept is None:
         o = st.outcome
         assert o is not None and declarer is not None
         ours = {"d": declarer, "v": o.declarer_score, "m": o.matadors, "p": o.declarer_points, "t": o.declarer_tricks}
-        for key, val in ours.items():
-            if r.result_int(key, val) != val:
-                r.fail(f"result field {key}: the server says {res[key]}, the replay gives {val}")
+        x = st.x
+        if x is not None and x.ending == CONCEDED and x.ended_by == declarer and st.trick_count < st.tricks_total:
+            del ours["p"], ours["t"]  # conceded simply (holding nine cards): the rules count no points or tricks
+        wrong = [f"{key}: the server says {res[key]}, the replay gives {val}" for key, val in ours.items()
+                 if r.result_int(key, val) != val]
         if ("win" in res or "loss" in res) and ("win" in res) != o.won:
-            r.fail(f"result field win/loss: the server says {'win' if 'win' in res else 'loss'}, "
-                   f"the replay gives {'win' if o.won else 'loss'}")
-        return IssGame(rec.id, declarer, r.contract, o.declarer_score, o.won, o.declarer_points, o.declarer_tricks,
-                       o.matadors, True, None, st.bid, st, rec)
+            wrong.append(f"win/loss: the server says {'win' if 'win' in res else 'loss'}, "
+                         f"the replay gives {'win' if o.won else 'loss'}")
+        if wrong and not settled:
+            r.fail(f"result field {wrong[0]}")
+        if wrong:
+            r.kept = f"the server scores it differently (result field {wrong[0]})"
+        else:
+            return IssGame(rec.id, declarer, r.contract, o.declarer_score, o.won, o.declarer_points,
+                           o.declarer_tricks, o.matadors, True, r.reason if settled else None, st.bid, st, rec)
     reason = r.reason
     if reason is None:
         if r.result_int("to", -1) >= 0:
@@ -250,7 +333,7 @@ def replay(line: str | IssRecord) -> IssGame:
     if r.label is not None and declarer is not None and r.label[0] != "N":
         mat = count_matadors("CSHDG".index(r.label[0]), st.dealt[declarer] | st.original_skat)
     return IssGame(rec.id, declarer, r.contract, r.result_int("v", 0), "win" in res, r.result_int("p", 0),
-                   r.result_int("t", 0), mat, False, reason, st.bid, st, rec)
+                   r.result_int("t", 0), mat, False, reason, st.bid, st, rec, r.kept if r.concede else None)
 
 
 # --- files ----------------------------------------------------------------------------------
@@ -286,12 +369,15 @@ def parse_file(path: str | Path, errors: str = "raise", error_log: list[IssError
 
 
 def summarize(games: Iterable[IssGame]) -> Counter[str]:
-    """Counts: ``complete``, ``incomplete`` and one per reason."""
+    """Counts: ``complete``, ``incomplete``, one per reason of the incomplete games, ``conceded`` (complete
+    games whose RE / SC the core settled) and ``kept`` (RE / SC records whose result is the server's)."""
     counts: Counter[str] = Counter()
     for g in games:
         counts["complete" if g.complete else "incomplete"] += 1
         if g.reason:
-            counts[g.reason] += 1
+            counts["conceded" if g.complete else g.reason] += 1
+        if g.kept:
+            counts["kept"] += 1
     return counts
 
 
@@ -321,10 +407,14 @@ def main(argv: list[str] | None = None) -> int:
     total = counts["complete"] + counts["incomplete"] + len(errors)
     print(f"records     {total}")
     print(f"complete    {counts['complete']}")
+    if counts["conceded"]:
+        print(f"  {'conceded:':<14}{counts['conceded']}  (RE / SC replayed as the rules core's concede / claim)")
     print(f"incomplete  {counts['incomplete']}")
     for reason in REASONS:
         if counts[reason]:
             print(f"  {reason + ':':<14}{counts[reason]}")
+    print(f"kept        {counts['kept']}  (RE / SC records the rules core does not settle as the server did: "
+          "the server's result kept)")
     print(f"errors      {len(errors)}")
     for e in errors[: args.show_errors]:
         print(f"  {e}")
