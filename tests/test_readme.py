@@ -286,3 +286,17 @@ def test_long_commands_are_marked_and_checked() -> None:
             training = program == ["-m", "train"] and "--check" not in rest
             assert not training and "train.bench" not in program, \
                 f"README line {case.line}: {case.text!r} takes minutes: mark it [long] in its comment"
+
+
+def test_train_check_writes_nothing_and_names_a_bad_key(tmp_path: Path, capsys) -> None:
+    """``python -m train --check`` (documented in the README's Training section): exit 0 with a summary and
+    no file written; a bad key is the run's one-line error with exit code 2."""
+    from train.__main__ import main
+
+    outputs = [f"runs_dir={tmp_path}/runs", f"checkpoint_dir={tmp_path}/checkpoints", "run_name=probe"]
+    with _isolated(tmp_path):
+        assert main(["--set", *outputs, "--check"]) == 0
+        assert "total_timesteps=" in capsys.readouterr().out and not list(tmp_path.iterdir())
+        assert main(["--set", "num_envz=4", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "num_envz" in err and len(err.strip().splitlines()) == 1
