@@ -163,6 +163,21 @@ def test_bad_deals_and_options_name_the_problem():
         skat_v0.vector_env(0)
 
 
+def test_extended_tables_are_refused_by_the_engine_and_served_by_the_aec_loop():
+    from envs.games import describe
+    from envs.vector import AECVectorEnv
+
+    with pytest.raises(ValueError, match=r"variant='strohmann' \(players=2, dummy='open'\)"):
+        skat_v0.vector_env(2, variant="strohmann")
+    with pytest.raises(ValueError, match="supra=True"):
+        skat_v0.vector_env(2, kontra=True, supra=True)
+    venv = describe("skat").vector_env(3, seed=0, variant="four_player")
+    assert isinstance(venv, AECVectorEnv) and venv.num_seats == 4
+    state = venv.reset()
+    assert state.action_mask.any(dim=1).all() and int(state.current_player.max()) < 4
+    assert not isinstance(describe("skat").vector_env(3, seed=0, kontra=True, ramsch=True), AECVectorEnv)
+
+
 def test_illegal_actions_are_named():
     venv = skat_v0.vector_env(3, seed=0)
     state = venv.reset()

@@ -88,9 +88,13 @@ class SkatDescription(GameDescription):
         return (slot + 1) * (declarer.sum(dim=1) > 0.5)  # at two players the opponent is slot 1
 
     def vector_env(self, num_envs: int, device: str = "cpu", seed: int | None = None, **options: Any) -> Any:
-        """The batched engine (``envs.skat.vector``): every Skat option, no Python loop over deals."""
+        """The batched engine (``envs.skat.vector``) for the ISkO table and its options (scoring, Kontra,
+        Ramsch, dealer), else the AEC loop (``envs.vector.AECVectorEnv``) for the extended tables."""
+        from envs.skat.options import validate_options
         from envs.skat.vector import vector_env
 
+        if not validate_options(**options).classic:
+            return super().vector_env(num_envs, device=device, seed=seed, **options)
         return vector_env(num_envs, device=device, seed=seed, **options)
 
     def decode(self, vector: np.ndarray) -> Any:

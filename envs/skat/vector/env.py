@@ -21,7 +21,7 @@ one seat per deal unless the ``dealer`` option fixes it), rewards and ending. Di
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import torch
@@ -31,7 +31,7 @@ from envs.skat.cards import FULL_DECK, NUM_CARDS, cards_of
 from envs.skat.deal import deal_from_deck, parse_deal
 from envs.skat.env import AGENTS, DEAL_KEYS
 from envs.skat.observation import OBSERVATION_SIZE, OBSERVATION_VERSION
-from envs.skat.options import validate_options
+from envs.skat.options import SkatOptions, validate_options
 from envs.skat.rules import PHASE_NAMES
 from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT, Batch, advance, card_points
 from envs.skat.vector.observe import Context, legal_mask, observe
@@ -52,6 +52,20 @@ class SkatVectorState(VectorState):
     dealer: torch.Tensor  # int64 [N]: the dealer's seat
 
 
+def check_supported(options: SkatOptions) -> None:
+    """A ValueError naming the options of ``options`` the batched engine does not play: it plays the
+    ISkO table (``scoring``, ``kontra``, ``ramsch``, ``dealer``), not the extended tables."""
+    if options.classic:
+        return
+    default = SkatOptions()
+    other = [f"{f.name}={getattr(options, f.name)!r}" for f in fields(options)
+             if f.name != "variant" and getattr(options, f.name) != getattr(default, f.name)
+             and f.name not in ("scoring", "kontra", "ramsch", "dealer")]
+    raise ValueError(f"the batched Skat engine does not support variant={options.variant!r} ({', '.join(other)}) "
+                     "yet: it plays the ISkO table with the options scoring, kontra, ramsch and dealer; use the "
+                     "AEC env (envs.vector.AECVectorEnv) for the other tables")
+
+
 class SkatVectorEnv:
     """N Skat deals advanced together (see the module docstring). Options as ``raw_env``'s:
     ``scoring``, ``kontra``, ``ramsch``, ``dealer``. ``validate=False`` skips the legality check of
@@ -70,6 +84,7 @@ class SkatVectorEnv:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.options = validate_options(**options)
+        check_supported(self.options)
         self.num_envs = num_envs
         self.device = torch.device(device)
         self.validate = bool(validate)
