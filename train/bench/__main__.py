@@ -14,6 +14,9 @@ COMMANDS = {"env": "train.bench.env", "trainer": "train.bench.trainer", "runtime
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["-h"], ["--help"]):
+        print(train.bench.__doc__)
+        return 0
     if not argv or argv[0] not in COMMANDS:
         print(train.bench.__doc__, file=sys.stderr)
         what = repr(argv[0]) if argv else "nothing"
