@@ -86,7 +86,8 @@ def _search_agent(name: str, game: str | None) -> Any:
     if not owners:
         return None
     if game not in owners:
-        raise ValueError(f"the {name!r} agent plays {' and '.join(describe(g).title for g in owners)} only (game={game!r})")
+        titles = " and ".join(describe(g).title for g in owners)
+        raise ValueError(f"the {name!r} agent plays {titles} only (game={game!r})")
     module_name, function = describe(game).agent_specs[name].split(":")
     return getattr(importlib.import_module(module_name), function)
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import build_network
+from agents.networks import build_network, weights_loaded_next
 from envs import env_module
 from envs.games import GAMES, describe
 
@@ -204,7 +204,8 @@ def load(path: str | os.PathLike, game: str | None = None, resumable: bool = Fal
 def load_policy_network(data: dict[str, Any], path: str | os.PathLike = "checkpoint") -> torch.nn.Module:
     """The playing network of a loaded checkpoint, on CPU, in eval mode."""
     try:
-        network = build_network(data["metadata"]["network"])
+        with weights_loaded_next():
+            network = build_network(data["metadata"]["network"])
         network.load_state_dict(data["policy"])
     except (ValueError, TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"{path}: policy weights do not fit the stored network spec: {e}") from None
@@ -226,7 +227,8 @@ def load_named_policy(data: dict[str, Any], name: str | None, path: str | os.Pat
                               f"{known if known else 'only its main policy'}")
     entry = others[name]
     try:
-        network = build_network(entry["network"])
+        with weights_loaded_next():
+            network = build_network(entry["network"])
         network.load_state_dict(entry["policy"])
     except (ValueError, TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"{path}: policy {name!r} does not fit its stored network spec: {e}") from None

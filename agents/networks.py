@@ -14,6 +14,8 @@ all-masked row into NaNs), and the entropy is taken over the legal actions only.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -75,10 +77,26 @@ def adam(params: Any, lr: float, eps: float = 1e-8) -> torch.optim.Adam:
 # --- networks --------------------------------------------------------------------------------
 
 
+_INIT = {"on": True}
+
+
+@contextlib.contextmanager
+def weights_loaded_next() -> Iterator[None]:
+    """Build networks without the orthogonal initialisation: their weights are loaded right after
+    (a checkpoint), and the QR decompositions took about half of a checkpoint's load time."""
+    before = _INIT["on"]
+    _INIT["on"] = False
+    try:
+        yield
+    finally:
+        _INIT["on"] = before
+
+
 def layer_init(layer: nn.Linear, std: float = float(np.sqrt(2)), bias: float = 0.0) -> nn.Linear:
     """CleanRL's orthogonal initialisation."""
-    nn.init.orthogonal_(layer.weight, std)
-    nn.init.constant_(layer.bias, bias)
+    if _INIT["on"]:
+        nn.init.orthogonal_(layer.weight, std)
+        nn.init.constant_(layer.bias, bias)
     return layer
 
 
