@@ -14,6 +14,7 @@ def _run(folder: Path, slope: float) -> Path:
     for step in range(0, 5000, 1000):
         writer.add_scalar("eval/mean_score_vs_rule", slope * step, step)
         writer.add_scalar("eval/mean_score_ci_vs_rule", 1.0, step)
+        writer.add_scalar("charts/episodes", step / 10, step)
     writer.close()
     return folder
 
@@ -37,4 +38,4 @@ def test_errors_name_the_problem(tmp_path: Path, capsys) -> None:
     assert "no TensorBoard scalars" in capsys.readouterr().err
     a = _run(tmp_path / "a", 1.0)
     assert main([str(a), "--metric", "eval/nope"]) == 2
-    assert "no run logged eval/nope; logged: eval/mean_score_ci_vs_rule" in capsys.readouterr().err
+    assert "no run logged eval/nope; logged: charts/episodes, eval/mean_score_ci_vs_rule" in capsys.readouterr().err

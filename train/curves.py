@@ -1,5 +1,5 @@
-"""Learning curves from the trainer's TensorBoard logs, as one picture: a metric over learner steps
-and over wall-clock time, one line per run.
+"""Learning curves from the trainer's TensorBoard logs, as one picture: a metric over learner steps,
+over games played (where the run logs ``charts/episodes``) and over wall-clock time, one line per run.
 
     python -m train.curves runs/skat_dmc_1 runs/skat_ppo_1 --metric eval/mean_score_vs_rule --out curves.png
     python -m train.curves runs/thirtyone_dmc_1 --metric eval/win_rate_vs_rule eval/win_rate_vs_random
@@ -32,6 +32,15 @@ def read_scalars(run: Path) -> dict[str, list[tuple[int, float, float]]]:
     return {tag: [(e.step, e.value, e.wall_time - start) for e in evs] for tag, evs in events.items()}
 
 
+def _games_at(scalars: dict[str, list[tuple[int, float, float]]], step: int) -> float | None:
+    """Games (episodes) finished by ``step``: the last ``charts/episodes`` logged at or before it."""
+    before = [value for s, value, _ in scalars.get(GAMES_TAG, []) if s <= step]
+    return before[-1] if before else None
+
+
+GAMES_TAG = "charts/episodes"
+
+
 def _ci_tag(metric: str) -> str:
     head, _, tail = metric.rpartition("/")
     return f"{head}/{tail.replace('mean_score_', 'mean_score_ci_', 1)}" if "mean_score_vs" in tail else ""
@@ -43,15 +52,24 @@ def plot(runs: dict[str, dict[str, list[tuple[int, float, float]]]], metrics: li
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(metrics), 2, figsize=(11, 3.6 * len(metrics)), squeeze=False)
+    with_games = any(GAMES_TAG in scalars for scalars in runs.values())
+    axes_x = [("learner steps", 0, 1.0), *([("games played", -1, 1.0)] if with_games else []),
+              ("wall-clock hours", 2, 3600.0)]
+    fig, axes = plt.subplots(len(metrics), len(axes_x), figsize=(5.5 * len(axes_x), 3.6 * len(metrics)),
+                             squeeze=False)
     for row, metric in enumerate(metrics):
-        for col, (label, index, scale) in enumerate((("learner steps", 0, 1.0), ("wall-clock hours", 2, 3600.0))):
+        for col, (label, index, scale) in enumerate(axes_x):
             ax = axes[row][col]
             for name, scalars in runs.items():
-                points = scalars.get(metric)
+                points = scalars.get(metric) or []
+                if index == -1:  # games: only the points the run's episode counter reaches
+                    games = [_games_at(scalars, p[0]) for p in points]
+                    points = [p for p, g in zip(points, games, strict=True) if g is not None]
+                    xs = [g for g in games if g is not None]
+                else:
+                    xs = [p[index] / scale for p in points]
                 if not points:
                     continue
-                xs = [p[index] / scale for p in points]
                 ys = [p[1] for p in points]
                 (line,) = ax.plot(xs, ys, marker="o", markersize=3, label=name)
                 ci = {p[0]: p[1] for p in scalars.get(_ci_tag(metric), [])}
