@@ -53,8 +53,9 @@ READS = re.compile(r"^[\w./-]+\.(pt|yaml|yml|py|txt)(#\w+)?$|^[\w./-]+\.py:\w+$"
 # Small versions of a [long] command that writes a file a later command reads (argparse: the last value wins).
 SMALL = {"train.pretrain": ["--episodes", "20", "--set", "pretrain.epochs=1", "num_workers=1"]}
 RAY = "needs Ray, an optional extra (pip install -e '.[ray]')"
+CLASSIC = "needs PettingZoo's classic games, an optional extra (pip install 'pettingzoo[classic]')"
 NEEDS = (("runtime=ray", "ray", RAY), ("train.ray_bench", "ray", RAY),
-         ("rllib", "ray", RAY))
+         ("rllib", "ray", RAY), ("pettingzoo.classic", "pygame", CLASSIC), ("pettingzoo.classic", "rlcard", CLASSIC))
 NOT_HERE = (("make ", "make targets install the project; CI runs `make test` itself"),
             ("tensorboard", "a server (TensorBoard)"), ("--web", "a server (the web table)"),
             ("RAY_ADDRESS", "needs a Ray cluster"), ("pip ", "installs packages"))
