@@ -183,3 +183,94 @@ def test_teach_only_keeps_the_drivers_other_moves(tmp_path, capsys):
     with pytest.raises(Exception, match=r"pretrain.teach_only.*unknown decision kinds \['discards'\]"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.driver={first}",
                                               "pretrain.teach_only=[discards]"])
+
+
+@pytest.fixture
+def labelled(monkeypatch):
+    """collect_demonstrations over small chunks, counting the chunks actually labelled (not read from a cache)."""
+    monkeypatch.setattr(pretrain_module, "CHUNK", 4)
+    calls: list[int] = []
+    job = pretrain_module._chunk_job
+
+    def counting(args: tuple) -> tuple:
+        calls.append(args[0])
+        return job(args)
+
+    monkeypatch.setattr(pretrain_module, "_chunk_job", counting)
+
+    def collect(folder, teacher="rule", seed=3, episodes=10, **kwargs) -> dict[str, np.ndarray]:
+        calls.clear()
+        return collect_demonstrations("skat", {}, teacher, episodes, seed, progress=False, cache=str(folder), **kwargs)
+
+    collect.calls = calls
+    return collect
+
+
+def same(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) and a[k].dtype == b[k].dtype for k in a)
+
+
+def test_cache_is_read_back_by_a_second_run(tmp_path, labelled):
+    first = labelled(tmp_path / "cache")
+    assert labelled.calls == [0, 1, 2] and len(list((tmp_path / "cache").glob("chunk*.npz"))) == 3
+    second = labelled(tmp_path / "cache")
+    assert labelled.calls == [] and same(first, second)  # nothing labelled again, the same data
+    assert same(first, labelled(""))  # and the same as without a cache
+
+
+def test_cache_of_another_teacher_or_seed_is_not_reused(tmp_path, labelled):
+    labelled(tmp_path)
+    labelled(tmp_path, seed=4)
+    assert labelled.calls == [0, 1, 2]
+    labelled(tmp_path, teacher="random")
+    assert labelled.calls == [0, 1, 2]
+    labelled(tmp_path, episodes=9)  # the last chunk has fewer deals: labelled anew, the others reused
+    assert labelled.calls == [2]
+    assert len(list(tmp_path.glob("chunk*.npz"))) == 10
+
+
+def test_partial_cache_is_completed(tmp_path, labelled):
+    whole = labelled(tmp_path)
+    sorted(tmp_path.glob("chunk00001-*.npz"))[0].unlink()  # as if the run had been killed before chunk 1
+    (sorted(tmp_path.glob("chunk00002-*.npz"))[0]).write_bytes(b"not a chunk")  # or a file from elsewhere
+    again = labelled(tmp_path)
+    assert sorted(labelled.calls) == [1, 2] and same(whole, again)
+    assert labelled(tmp_path) and labelled.calls == []
+
+
+def test_cache_keys_a_driver_by_its_content(tmp_path):
+    from train.pretrain.cache import cache_problem, spec_key
+
+    (tmp_path / "a.pt").write_bytes(b"weights")
+    (tmp_path / "b.pt").write_bytes(b"weights")
+    assert spec_key(str(tmp_path / "a.pt")) == spec_key(str(tmp_path / "b.pt")) != spec_key(str(tmp_path / "c.pt"))
+    assert spec_key("pimc:preset=fast") == "pimc:preset=fast"
+    assert cache_problem("") is None and cache_problem(str(tmp_path / "new")) is None
+    assert "is not a folder" in cache_problem(str(tmp_path / "a.pt"))
+
+
+def test_pimc_labels_the_drivers_card_play():
+    """The issue's expert iteration: PIMC (fast) labels card play, the shipped PPO network plays the deals."""
+    from envs.skat import actions as A
+
+    args = ("skat", {"scoring": "tournament"}, "pimc:preset=fast", 1, [7, 0])
+    data = play_teacher(*args, driver="checkpoints/skat_ppo.pt", teach_only=["play"])
+    taught = data["mask"][:, A.PLAY:A.NUM_ACTIONS].any(1)
+    assert data["taught"].tolist() == taught.tolist() and taught.sum() >= 10
+    assert data["mask"][np.arange(len(data["action"])), data["action"]].all()
+    again = play_teacher(*args, driver="checkpoints/skat_ppo.pt", teach_only=["play"])
+    assert same(data, again)  # PIMC is deterministic with a seed
+
+
+@pytest.mark.skipif(not hasattr(__import__("train.config").config.PretrainConfig, "cache"),
+                    reason="train/config.py does not have pretrain.cache yet")
+def test_config_takes_a_cache_folder_and_a_pimc_teacher(tmp_path):
+    common = ["pretrain.driver=checkpoints/skat_ppo.pt", "pretrain.teach_only=[play]"]
+    cfg = load_config("configs/skat_ppo.yaml", ["pretrain.teacher=pimc:preset=fast", *common,
+                                                f"pretrain.cache={tmp_path}/cache"])
+    assert cfg.pretrain.cache == f"{tmp_path}/cache" and load_config().pretrain.cache == ""
+    (tmp_path / "file").write_text("")
+    with pytest.raises(Exception, match=r"pretrain.cache.*exists and is not a folder"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.cache={tmp_path}/file"])
+    with pytest.raises(Exception, match=r"pretrain.teacher.*pimc"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=pimc:worlds=x", *common])

@@ -34,6 +34,15 @@ the rule agent but discards and declares worse)::
     python -m train.pretrain --init skat_ppo.pt --set pretrain.driver=skat_ppo.pt \
         "pretrain.teach_only=[discard, declare]" --episodes 40000 --out skat_ppo_taught.pt
 
+Expert iteration (configs/skat_exit.yaml): a search agent as the teacher of the network's card play,
+the network driving. Its labels are expensive (PIMC: about 0.05 s per card), so ``pretrain.cache``
+(a folder) keeps each labelled chunk of deals on disk (train/pretrain/cache.py): a run killed midway
+or a second cloning of the same deals labels only what is missing::
+
+    python -m train.pretrain --init skat_ppo.pt --set pretrain.teacher=pimc:preset=fast \
+        pretrain.driver=skat_ppo.pt "pretrain.teach_only=[play]" pretrain.cache=runs/exit_cache \
+        --episodes 4000 --out skat_exit.pt
+
 Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
 decisions of the learner); TensorBoard shows them as ``pretrain/decisions``. Deals are played
 in chunks seeded by ``(seed, chunk)``, so the data set is the same for any number of worker
@@ -48,6 +57,7 @@ start is done, so one pretraining can seed several fine-tuning runs.
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing as mp
 from collections.abc import Sequence
@@ -64,6 +74,7 @@ from agents.networks import adam, masked_log_probs
 from arena import Deal, Request, play
 from envs.games import describe
 from train.interrupt import children_ignore_signals
+from train.pretrain.cache import ChunkCache, spec_key
 
 CHUNK = 50  # deals per work item
 
@@ -182,36 +193,68 @@ def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
 def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
                            workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
                            progress: bool = True, driver: str = "",
-                           teach_only: Sequence[str] = ()) -> dict[str, np.ndarray]:
-    """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes."""
+                           teach_only: Sequence[str] = (), cache: str = "") -> dict[str, np.ndarray]:
+    """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes.
+
+    With ``cache`` (a folder) each chunk is written there once labelled and read back by later runs
+    with the same key instead of labelled again (train/pretrain/cache.py), so a run killed midway
+    resumes where it stopped and a second cloning of the same deals labels nothing.
+    """
     for spec in filter(None, (teacher, driver)):  # fail here, with the spec's own error, not inside a worker
         agents.make(spec, game=game)
     sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
-    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only))
-            for i, n in enumerate(sizes)]
     parts: dict[int, dict[str, np.ndarray]] = {}
+    store = _chunk_cache(cache, game, env_options, teacher, driver, teach_only, seed, gamma, reward_scale)
+    if store is not None:
+        for index, size in enumerate(sizes):
+            part = store.load(index, size)
+            if part is not None:
+                parts[index] = part
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only))
+            for i, n in enumerate(sizes) if i not in parts]
     who = f"{teacher} labels {driver}" if driver else f"{teacher} plays"
     if teach_only:
         who += f" ({', '.join(teach_only)})"
-    bar = tqdm(total=episodes, unit="deal", desc=f"pretrain: {who}", disable=not progress,
+    # Over chunks, the cached ones done from the start: tqdm's rate and ETA count only the new ones.
+    bar = tqdm(total=len(sizes), initial=len(parts), unit="chunk", desc=f"pretrain: {who}", disable=not progress,
                dynamic_ncols=True)
-    if workers <= 1:
+    if parts:
+        bar.set_postfix_str(f"{len(parts)} cached", refresh=False)
+
+    def done(index: int, part: dict[str, np.ndarray]) -> None:
+        parts[index] = part
+        if store is not None:
+            store.save(index, sizes[index], part)
+        bar.update(1)
+
+    if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            index, part = _chunk_job(job)
-            parts[index] = part
-            bar.update(sizes[index])
+            done(*_chunk_job(job))
     else:
         with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
-            pool = mp.get_context("spawn").Pool(workers)
+            pool = mp.get_context("spawn").Pool(min(workers, len(jobs)))
         with pool:
             for index, part in pool.imap_unordered(_chunk_job, jobs):
-                parts[index] = part
-                bar.update(sizes[index])
+                done(index, part)
     bar.close()
-    ordered = [parts[i] for i in range(len(jobs))]
+    ordered = [dict(parts[i]) for i in range(len(sizes))]
     for i, part in enumerate(ordered):
         part["deal"] = part["deal"] + i * CHUNK  # unique over chunks
     return {key: np.concatenate([p[key] for p in ordered]) for key in ordered[0]}
+
+
+def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: str, driver: str,
+                 teach_only: Sequence[str], seed: int, gamma: float, reward_scale: float) -> ChunkCache | None:
+    """The cache of this collection's chunks: keyed by everything that decides a chunk's data."""
+    if not folder:
+        return None
+    env = describe(game).raw_env(**env_options)
+    observation = {"version": getattr(env, "observation_version", None), "layout": getattr(env, "layout", None),
+                   "size": int(np.prod(env.observation_space(env.possible_agents[0])["observation"].shape))}
+    key = {"game": game, "env_options": env_options, "observation": observation, "teacher": spec_key(teacher),
+           "driver": spec_key(driver), "teach_only": sorted(teach_only), "seed": seed, "gamma": gamma,
+           "reward_scale": reward_scale}
+    return ChunkCache(folder, json.loads(json.dumps(key, sort_keys=True, default=str)))
 
 
 def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
@@ -299,7 +342,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores.
     """
     data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
-                                  progress, cfg.driver, cfg.teach_only)
+                                  progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
     threads = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     try:
