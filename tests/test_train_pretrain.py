@@ -269,6 +269,8 @@ def test_config_takes_a_cache_folder_and_a_pimc_teacher(tmp_path):
     cfg = load_config("configs/skat_ppo.yaml", ["pretrain.teacher=pimc:preset=fast", *common,
                                                 f"pretrain.cache={tmp_path}/cache"])
     assert cfg.pretrain.cache == f"{tmp_path}/cache" and load_config().pretrain.cache == ""
+    recipe = load_config("configs/skat_exit.yaml").pretrain
+    assert (recipe.teacher, recipe.teach_only, recipe.cache) == ("pimc:preset=fast", ["play"], "runs/exit_cache")
     (tmp_path / "file").write_text("")
     with pytest.raises(Exception, match=r"pretrain.cache.*exists and is not a folder"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.cache={tmp_path}/file"])
