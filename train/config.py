@@ -27,9 +27,11 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 import yaml
 
 from agents import ALGORITHMS, TRAINING_ONLY_SPECS, algorithm, split_spec
+from agents import make as make_agent
 from agents.networks import ACTIVATIONS
 from arena import env_shape
 from envs.games import GAMES, describe
+from train.pretrain.cache import cache_problem
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "skat_ppo.yaml"
 
@@ -52,6 +54,8 @@ class PretrainConfig:
     driver: str = ""  # DAgger: a checkpoint that plays the deals (greedily) while the teacher labels every decision
     teach_only: list[str] = field(default_factory=list)  # with a driver: action kinds (first word of an action
     #                       name: "discard", "declare") the teacher labels; the driver keeps its own other moves
+    cache: str = ""  # a folder keeping each labelled chunk of deals (train/pretrain/cache.py): reruns and runs
+    #                  killed midway reuse the chunks done; "" -> no cache
 
 
 @dataclass
@@ -304,11 +308,20 @@ def validate(cfg: TrainConfig) -> None:
         for key, message in (section.problems() if hasattr(section, "problems") else {}).items():
             fail(f"{name}.{key}", message)
     pre = cfg.pretrain
-    if pre.teacher and (pre.teacher in TRAINING_ONLY_SPECS or (
+    searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
+    if pre.teacher and not searcher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
-        fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random nor an existing checkpoint file")
-    if pre.teacher not in ("", "rule", "random"):
+        searchers = "".join(f", {name}" for name in game.agent_specs)
+        fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random{searchers} nor an existing checkpoint file")
+    if searcher:
+        try:
+            make_agent(pre.teacher, game=cfg.game)
+        except ValueError as e:
+            fail("pretrain.teacher", str(e))
+    elif pre.teacher not in ("", "rule", "random"):
         _check_agent(pre.teacher, cfg.game, probe, "pretrain.teacher", fail)
+    if (problem := cache_problem(pre.cache)) is not None:
+        fail("pretrain.cache", problem)
     if pre.driver and not os.path.isfile(pre.driver):
         fail("pretrain.driver", f"{pre.driver!r} is not an existing checkpoint file")
     if pre.driver:
