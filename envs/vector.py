@@ -46,6 +46,17 @@ class VectorState:
     terminated: torch.Tensor  # bool [N]
 
 
+def action_tensor(actions: Any, num_envs: int, device: torch.device | str, unit: str = "game") -> torch.Tensor:
+    """``actions`` as the int64 tensor [num_envs] a vector env steps with; a ValueError naming the problem
+    for a float, bool or complex dtype or another shape (``unit`` names one slot: "game", "deal")."""
+    a = torch.as_tensor(actions, device=device)
+    if a.dtype == torch.bool or a.dtype.is_floating_point or a.dtype.is_complex:
+        raise ValueError(f"actions must be an integer tensor (int64) of shape [{num_envs}], got dtype {a.dtype}")
+    if a.shape != (num_envs,):
+        raise ValueError(f"actions must have shape [{num_envs}] (one per {unit}), got {list(a.shape)}")
+    return a.to(torch.int64)
+
+
 class AECVectorEnv:
     """N AEC envs behind the vector-env contract (a Python loop: correct for any game, not fast).
 

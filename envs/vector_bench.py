@@ -21,6 +21,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -45,16 +46,15 @@ def _timed(run: Callable[[float], int], seconds: float, repeats: int = 3) -> dic
     return best
 
 
-def aec_loop(game: str, options: dict, seed: int = 0) -> Callable[[float], int]:
-    """The loop an RL user writes over the raw AEC env: env.last(), sample the mask, env.step()."""
-    from envs.games import describe
-
-    env = describe(game).raw_env(**options)
-    env.reset(seed=seed)
+def aec_random_loop(env: Any, seed: int = 0) -> Callable[[float], tuple[int, int]]:
+    """The loop an RL user writes over an AEC env: env.last(), sample from the mask with numpy, env.step().
+    ``run(seconds)`` -> (decisions, finished episodes); ``train.bench env`` uses it too."""
     rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
 
-    def run(seconds: float) -> int:
-        n, end = 0, time.perf_counter() + seconds
+    def run(seconds: float) -> tuple[int, int]:
+        n = episodes = 0
+        end = time.perf_counter() + seconds
         while time.perf_counter() < end:
             env.reset()
             for _agent in env.agent_iter():
@@ -66,9 +66,18 @@ def aec_loop(game: str, options: dict, seed: int = 0) -> Callable[[float], int]:
                     action = legal[rng.integers(legal.size)]
                     n += 1
                 env.step(action)
-        return n
+            episodes += 1
+        return n, episodes
 
     return run
+
+
+def aec_loop(game: str, options: dict, seed: int = 0) -> Callable[[float], int]:
+    """The raw AEC env of ``game`` under :func:`aec_random_loop`: decisions only."""
+    from envs.games import describe
+
+    run = aec_random_loop(describe(game).raw_env(**options), seed)
+    return lambda seconds: run(seconds)[0]
 
 
 def vector_loop(game: str, num_envs: int, device: str, options: dict, seed: int = 0

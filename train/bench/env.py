@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from envs.games import GAMES, describe
+from envs.vector_bench import aec_random_loop as aec_loop
 
 
 def _timed(fn: Callable[[float], tuple[int, int]], seconds: float) -> dict[str, float]:
@@ -52,31 +53,6 @@ def core_loop(game, seed: int = 0) -> Callable[[float], tuple[int, int]]:
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.randrange(len(legal))])
                 n += 1
-            episodes += 1
-        return n, episodes
-
-    return run
-
-
-def aec_loop(env, seed: int = 0) -> Callable[[float], tuple[int, int]]:
-    """The loop an RL user writes: env.last(), sample from the mask with numpy, env.step()."""
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-
-    def run(seconds: float) -> tuple[int, int]:
-        n = episodes = 0
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            env.reset()
-            for _agent in env.agent_iter():
-                obs, reward, termination, truncation, info = env.last()
-                if termination or truncation:
-                    action = None
-                else:
-                    legal = np.flatnonzero(obs["action_mask"])
-                    action = legal[rng.integers(legal.size)]
-                    n += 1
-                env.step(action)
             episodes += 1
         return n, episodes
 

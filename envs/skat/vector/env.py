@@ -37,7 +37,7 @@ from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT,
 from envs.skat.vector.observe import Context, legal_mask, observe
 from envs.skat.vector.score import rewards_by_seat
 from envs.skat.vector.tables import tables
-from envs.vector import VectorState
+from envs.vector import VectorState, action_tensor
 
 
 @dataclass
@@ -226,13 +226,7 @@ class SkatVectorEnv:
 
     # --- input checks -----------------------------------------------------------------------
     def _action_arg(self, actions: Any) -> torch.Tensor:
-        a = torch.as_tensor(actions, device=self.device)
-        if a.dtype == torch.bool or a.dtype.is_floating_point or a.dtype.is_complex:
-            raise ValueError(f"actions must be an integer tensor (int64) of shape [{self.num_envs}], got dtype "
-                             f"{a.dtype}")
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape [{self.num_envs}] (one per deal), got {list(a.shape)}")
-        return a.to(torch.int64)
+        return action_tensor(actions, self.num_envs, self.device, "deal")
 
     def _check(self, a: torch.Tensor, done: torch.Tensor) -> None:
         in_range = (a >= 0) & (a < A.NUM_ACTIONS)

@@ -44,7 +44,7 @@ from envs.thirtyone.vector.engine import (
 )
 from envs.thirtyone.vector.observe import Context, legal_mask, observe
 from envs.thirtyone.vector.tables import tables
-from envs.vector import VectorState
+from envs.vector import VectorState, action_tensor
 
 # Options the engine does not implement: they must keep their default (the scat table's).
 UNSUPPORTED = ("scoring", "three_of_a_kind", "three_aces", "straight_flush", "ranking", "deck", "exchange",
@@ -203,13 +203,7 @@ class ThirtyOneVectorEnv:
 
     # --- input checks ---------------------------------------------------------------------------
     def _action_arg(self, actions: Any) -> torch.Tensor:
-        a = torch.as_tensor(actions, device=self.device)
-        if a.dtype == torch.bool or a.dtype.is_floating_point or a.dtype.is_complex:
-            raise ValueError(f"actions must be an integer tensor (int64) of shape [{self.num_envs}], got dtype "
-                             f"{a.dtype}")
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape [{self.num_envs}] (one per game), got {list(a.shape)}")
-        return a.to(torch.int64)
+        return action_tensor(actions, self.num_envs, self.device, "game")
 
     def _check(self, a: torch.Tensor) -> None:
         in_range = (a >= 0) & (a < A.NUM_ACTIONS)
