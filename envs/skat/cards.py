@@ -9,7 +9,7 @@ bit set. Game types share the suit numbering: 0..3 are the suit games with that 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from envs.bitset import cards_of  # noqa: F401  (re-exported: part of this module's API)
 
@@ -185,3 +185,15 @@ def trump_sequence(game: int) -> tuple[int, ...]:
 
 
 TRUMP_SEQUENCES = tuple(trump_sequence(g) if g != NULL else () for g in range(6))
+
+
+def count_matadors(sequence: Sequence[int], cards: int) -> int:
+    """Matadors "with" (positive) or "without" (negative) on ``cards`` (hand plus skat), counted down a
+    trump ``sequence`` (highest first): the run of trumps held, or missing, from the top."""
+    with_top = cards >> sequence[0] & 1
+    n = 0
+    for c in sequence:
+        if (cards >> c & 1) != with_top:
+            break
+        n += 1
+    return n if with_top else -n

@@ -135,14 +135,7 @@ class Pack:
 
     def matadors(self, game: int, cards: int) -> int:
         """Matadors "with" (positive) or "without" (negative) on ``cards`` (hand plus skat)."""
-        seq = self.trump_sequences[game]
-        with_top = cards >> seq[0] & 1
-        n = 0
-        for c in seq:
-            if (cards >> c & 1) != with_top:
-                break
-            n += 1
-        return n if with_top else -n
+        return C.count_matadors(self.trump_sequences[game], cards)
 
     def __repr__(self) -> str:
         return f"Pack({self.size})"

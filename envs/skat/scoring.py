@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.skat.actions import BASE_VALUES, NULL_VALUES, REVOLUTION_VALUE, Contract
-from envs.skat.cards import GRAND, NULL, TRUMP_SEQUENCES
+from envs.skat.cards import GRAND, NULL, TRUMP_SEQUENCES, count_matadors
 
 SCORING_SYSTEMS = ("tournament", "classic")
 WIN_BONUS = 50  # Seeger-Fabian: +50 for a won game, -50 for a lost one
@@ -21,14 +21,7 @@ DURCHMARSCH_SCORE = 120
 
 def matadors(game: int, cards: int) -> int:
     """Matadors "with" (positive) or "without" (negative), counted on hand plus skat."""
-    seq = TRUMP_SEQUENCES[game]
-    with_top = cards >> seq[0] & 1
-    n = 0
-    for c in seq:
-        if (cards >> c & 1) != with_top:
-            break
-        n += 1
-    return n if with_top else -n
+    return count_matadors(TRUMP_SEQUENCES[game], cards)
 
 
 def null_value(contract: Contract) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from envs.bitset import cards_of
 from envs.skat import actions as A
 from envs.skat.env import raw_env
 from envs.skat.options import DUMMY_MODES, EPISODES, LIST_REWARDS, RAMSCH_SCORINGS, RAMSCH_TENS, SkatOptions
@@ -128,7 +129,7 @@ class SkatAdapter(BaseAdapter):
         actor = who(table, p) + (f" ({table.names[seat]})" if who(table, p) != table.names[seat] else "")
         event: dict[str, Any] = {"kind": "move", "seat": seat, "action": action, "text": f"{actor}: {label}"}
         if A.PLAY_SLOT <= action < A.DISCARD_SLOT:  # an unseen card played by slot: now everybody sees it
-            c = st.table.pack.names[_bits(st.played[p] & ~played[p])[0]]
+            c = st.table.pack.names[cards_of(st.played[p] & ~played[p])[0]]
             event["text"], event["note"] = f"{actor}: plays {c}", f"{label}: it was {c}"
         elif A.card_of_discard(action) >= 0 or A.DISCARD_SLOT <= action < A.DECLARE_EXTRA:
             event["text"], event["note"] = f"{actor}: puts a card into the skat", f"You: {label}"
@@ -199,15 +200,6 @@ class SkatAdapter(BaseAdapter):
         if answer.get("line"):
             answer["line_text"] = solver.line_text(answer["line"])
         return answer
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 ADAPTER = SkatAdapter()
