@@ -107,6 +107,26 @@ class GameAdapter(Protocol):
     def analyse(self, table: Table, deal: Deal) -> dict[str, Any]: ...
 
 
+def option_fields(names: Sequence[str], defaults: dict[str, Any], choices: dict[str, Sequence[Any]],
+                  numbers: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The web page's description of a game's options: a bool, a choice among ``choices``, a number
+    (``numbers``; None: every other option) or free text; tuples shown as lists."""
+    fields_ = []
+    for name in names:
+        default = defaults[name]
+        if isinstance(default, bool):
+            kind, values = "bool", [False, True]
+        elif name in choices:
+            kind, values = "choice", list(choices[name])
+        elif numbers is None or name in numbers:
+            kind, values = "number", None
+        else:
+            kind, values = "text", None
+        fields_.append({"name": name, "kind": kind, "choices": values,
+                        "default": list(default) if isinstance(default, tuple) else default})
+    return fields_
+
+
 class BaseAdapter:
     """Defaults for the optional parts of an adapter: no flags, every agent fits, JSON records only,
     no question after a deal."""

@@ -164,10 +164,15 @@ EFF_SUIT, ORDER, FOLLOW = _tables()
 
 def trick_winner(game: int, cards: tuple[int, int, int] | list[int]) -> int:
     """Index (0..2, in play order) of the card that wins a trick of three."""
-    eff, order = EFF_SUIT[game], ORDER[game]
+    return holding_card(EFF_SUIT[game], ORDER[game], game, cards)
+
+
+def holding_card(eff: Sequence[int], order: Sequence[int], game: int, trick: Sequence[int]) -> int:
+    """Index (in play order) of the card that holds a trick of any size, given a pack's effective suits
+    and card orders in game type ``game`` (a trump beats any other suit, except in null)."""
     best = 0
-    for i in (1, 2):
-        c, b = cards[i], cards[best]
+    for i in range(1, len(trick)):
+        c, b = trick[i], trick[best]
         if eff[c] == eff[b]:
             if order[c] > order[b]:
                 best = i

@@ -122,16 +122,7 @@ class Pack:
 
     def trick_winner(self, game: int, trick: list[int] | tuple[int, ...]) -> int:
         """Index (in play order) of the card that holds a trick of any size in game type ``game``."""
-        eff, order = self.eff_suit[game], self.order[game]
-        best = 0
-        for i in range(1, len(trick)):
-            c, b = trick[i], trick[best]
-            if eff[c] == eff[b]:
-                if order[c] > order[b]:
-                    best = i
-            elif eff[c] == TRUMP and game != NULL:
-                best = i
-        return best
+        return C.holding_card(self.eff_suit[game], self.order[game], game, trick)
 
     def matadors(self, game: int, cards: int) -> int:
         """Matadors "with" (positive) or "without" (negative) on ``cards`` (hand plus skat)."""

@@ -20,7 +20,7 @@ from envs.skat.options import DUMMY_MODES, EPISODES, LIST_REWARDS, RAMSCH_SCORIN
 from envs.skat.rules import DONE, PLAY
 from envs.skat.scoring import SCORING_SYSTEMS
 from envs.skat.variants import VARIANTS
-from play.core import BaseAdapter, Deal, Flag, Move, Table
+from play.core import BaseAdapter, Deal, Flag, Move, Table, option_fields
 from play.skat import records, solver
 from play.skat.moves import ALIASES, KEYS_HELP, moves
 from play.skat.result import result, scores_by_seat
@@ -63,19 +63,7 @@ class SkatAdapter(BaseAdapter):
 
     def setup(self) -> dict[str, Any]:
         """The web page's choices: the variants and every option (values are checked by the env)."""
-        options = []
-        for name in OPTION_NAMES[1:]:
-            default = _DEFAULTS[name]
-            if isinstance(default, bool):
-                kind, choices = "bool", [False, True]
-            elif name in _CHOICES:
-                kind, choices = "choice", list(_CHOICES[name])
-            elif name in _NUMBERS:
-                kind, choices = "number", None
-            else:
-                kind, choices = "text", None
-            options.append({"name": name, "kind": kind, "choices": choices,
-                            "default": list(default) if isinstance(default, tuple) else default})
+        options = option_fields(OPTION_NAMES[1:], _DEFAULTS, _CHOICES, _NUMBERS)
         variants = [{"name": v.name, "summary": v.summary,
                      "options": {k: list(x) if isinstance(x, tuple) else x for k, x in v.options.items()}}
                     for v in VARIANTS.values()]

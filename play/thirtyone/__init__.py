@@ -18,7 +18,7 @@ from envs.thirtyone.options import CHOICES, MAX_PLAYERS, ThirtyOneOptions
 from envs.thirtyone.rules import ThirtyOneState
 from envs.thirtyone.settle import tokens_won
 from envs.thirtyone.variants import VARIANTS
-from play.core import BaseAdapter, Flag, Move, Table
+from play.core import BaseAdapter, Flag, Move, Table, option_fields
 from play.thirtyone.moves import ALIASES, KEYS_HELP, move_of, moves
 from play.thirtyone.view import frame, showdown, standing, view
 
@@ -47,16 +47,7 @@ class ThirtyOneAdapter(BaseAdapter):
         return raw_env(**self.check_options(options), episode="game")
 
     def setup(self) -> dict[str, Any]:
-        options = []
-        for name in OPTION_NAMES[1:]:
-            default = _DEFAULTS[name]
-            if isinstance(default, bool):
-                kind, choices = "bool", [False, True]
-            elif name in _CHOICES:
-                kind, choices = "choice", list(_CHOICES[name])
-            else:
-                kind, choices = "number", None
-            options.append({"name": name, "kind": kind, "choices": choices, "default": default})
+        options = option_fields(OPTION_NAMES[1:], _DEFAULTS, _CHOICES)
         variants = [{"name": v.name, "summary": v.title, "options": dict(v.options)} for v in VARIANTS.values()]
         return {"title": self.title, "variants": variants, "options": options}
 
