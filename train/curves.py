@@ -32,13 +32,13 @@ def read_scalars(run: Path) -> dict[str, list[tuple[int, float, float]]]:
     return {tag: [(e.step, e.value, e.wall_time - start) for e in evs] for tag, evs in events.items()}
 
 
+GAMES_TAG = "charts/episodes"  # the trainer's count of finished games, logged with every update
+
+
 def _games_at(scalars: dict[str, list[tuple[int, float, float]]], step: int) -> float | None:
     """Games (episodes) finished by ``step``: the last ``charts/episodes`` logged at or before it."""
     before = [value for s, value, _ in scalars.get(GAMES_TAG, []) if s <= step]
     return before[-1] if before else None
-
-
-GAMES_TAG = "charts/episodes"
 
 
 def _ci_tag(metric: str) -> str:
