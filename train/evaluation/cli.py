@@ -156,7 +156,8 @@ def plot(path: Path, game: GameDescription, rows: list[dict[str, Any]], title: s
 
     panels = game.plot_panels()
     fig, axes = plt.subplots(1, 2, figsize=(4 + 1.3 * len(rows), 4.2))
-    names = [r["agent"] for r in rows]
+    # A checkpoint is named by its file (the folders are in the table and run.json).
+    names = [Path(n).name if n.endswith(".pt") else n for n in (r["agent"] for r in rows)]
     for ax, (key, label, f) in zip(axes, panels, strict=True):
         vals = [f * r[key] for r in rows]
         err = [[max(0.0, f * (r[key] - r[f"{key}_lo"])) for r in rows],
