@@ -98,7 +98,7 @@ def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor,
     """Deal a round in games ``idx`` from ``deck`` [52, K] (card ids in dealing order), as
     ``ThirtyOneState._start_round``: three cards each one at a time from the dealer's left, the next
     card turned up, the rest the stock. Returns the games (positions in ``idx``) dealt a blitz."""
-    s = b.s[:, idx]
+    s = b.s.index_select(1, idx)
     alive, dealer = s[ALIVE], s[DEALER]
     n = b.seats
     m = T.active.index_select(0, alive)
@@ -113,16 +113,12 @@ def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor,
     if b.log is not None:
         for slot, size, cards_dealt in zip(idx.tolist(), k_dealt.tolist(), deck.t().tolist(), strict=True):
             b.log.append(("deal", slot, cards_dealt[:size]))
-    b.hand[:, idx] = hand
-    b.known[:, idx] = 0
-    disc = torch.zeros_like(hand)
-    disc.scatter_(0, dealer[None], T.bit.index_select(0, up)[None])
-    b.disc[:, idx] = disc
-    stock_pos = (NUM_CARDS - 1 - torch.arange(NUM_CARDS, device=b.device))[:, None].expand(NUM_CARDS, len(idx))
-    b.stock[:, idx] = deck.gather(0, stock_pos)  # reversed: the ordered stock is drawn from its end
-    pile = torch.zeros(NUM_CARDS, len(idx), dtype=torch.int64, device=b.device)
-    pile[0] = up
-    b.pile[:, idx] = pile
+    b.hand.index_copy_(1, idx, hand)
+    b.known.index_fill_(1, idx, 0)
+    b.disc.index_copy_(1, idx, (T.seat_ids == dealer) * T.bit.index_select(0, up))
+    b.stock.index_copy_(1, idx, deck.flip(0))  # reversed: the ordered stock is drawn from its end
+    b.pile.index_fill_(1, idx, 0)
+    b.pile[0].index_copy_(0, idx, up)
     s[PHASE] = DRAW
     s[CUR] = T.next_seat.index_select(0, alive * n + dealer)
     s[KNOCKER] = -1
@@ -132,7 +128,7 @@ def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor,
     s[STOCK_N] = NUM_CARDS - k_dealt
     s[PILE_N] = 1
     s[ORDERED] = ordered.long()
-    b.s[:, idx] = s
+    b.s.index_copy_(1, idx, s)
     return ((hand_value(hand, T) >= BLITZ) & inround).any(0)
 
 
@@ -158,14 +154,15 @@ def inround_of(alive: torch.Tensor, n: int) -> torch.Tensor:
     return (alive[None] >> torch.arange(n, device=alive.device)[:, None]) & 1 == 1
 
 
-def knock_open(b: Batch, T: Tables, R: Rules) -> torch.Tensor:
-    """[N] bool: the player to act may knock (nobody has, the turn allows it, the hand is good enough)."""
+def knock_open(b: Batch, T: Tables, R: Rules, hand: torch.Tensor | None = None) -> torch.Tensor:
+    """[N] bool: the player to act (``hand``: theirs, when known) may knock (nobody has, the turn
+    allows it, the hand is good enough)."""
     s = b.s
     ok = s[KNOCKER] < 0
     if R.after_first_round:
         ok &= s[TURN] >= T.active.index_select(0, s[ALIVE])
     if R.min_knock is not None:
-        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0], T) >= R.min_knock
+        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0] if hand is None else hand, T) >= R.min_knock
     return ok
 
 
@@ -175,23 +172,23 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
     eliminations (a round that would leave nobody is void), the winner. Returns the rewards [n, K]
     and which games are over; the dealer moves on in the others."""
     n = b.seats
-    s, hand, tokens = b.s[:, idx], b.hand[:, idx], b.tokens[:, idx]
+    s, hand, tokens = b.s.index_select(1, idx), b.hand.index_select(1, idx), b.tokens.index_select(1, idx)
     alive = s[ALIVE]
     inround = inround_of(alive, n)
     lost = lives_lost(hand_value(hand, T), inround, knocker, R.penalty, R.double_tie)
     seats = torch.arange(n, device=b.device)[:, None]
     if R.round_episode:
-        b.tokens[:, idx] = (tokens - lost).clamp(min=0)
+        b.tokens.index_copy_(1, idx, (tokens - lost).clamp(min=0))
         over = torch.ones(len(idx), dtype=torch.bool, device=b.device)
         s[PHASE] = OVER
-        b.s[:, idx] = s
+        b.s.index_copy_(1, idx, s)
         return -lost.to(torch.float32), over
     out = (lost > 0) & (tokens <= lost) & inround
     now = out.sum(0)
     void = now == inround.sum(0)  # nobody would be left: the round's losses are void
     out &= ~void
     now = now * ~void
-    b.tokens[:, idx] = torch.where(void, tokens, (tokens - lost).clamp(min=0))
+    b.tokens.index_copy_(1, idx, torch.where(void, tokens, (tokens - lost).clamp(min=0)))
     elimination = T.elimination[R.scheme].index_select(0, s[N_OUT] * (n + 1) + now)
     rewards = out * elimination
     alive = alive & ~(out.long() << seats).sum(0)
@@ -201,7 +198,7 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
     s[N_OUT] += now
     s[PHASE] = torch.where(over, OVER, s[PHASE])
     s[DEALER] = torch.where(over, s[DEALER], T.next_seat.index_select(0, alive * n + s[DEALER]))
-    b.s[:, idx] = s
+    b.s.index_copy_(1, idx, s)
     return rewards.to(torch.float32), over
 
 

@@ -42,7 +42,7 @@ from envs.thirtyone.vector.engine import (
     deal,
     settle_rounds,
 )
-from envs.thirtyone.vector.observe import Context, legal_mask, observe
+from envs.thirtyone.vector.observe import Context, Seen, legal_mask, observe
 from envs.thirtyone.vector.tables import tables
 from envs.vector import VectorState, action_tensor
 
@@ -127,12 +127,11 @@ class ThirtyOneVectorEnv:
                 dealer = torch.full((k,), self.options.first_dealer, dtype=torch.int64, device=self.device)
             else:
                 dealer = torch.randint(0, n, (k,), generator=self._gen, device=self.device)
-            s = b.s[:, pending]
-            s[:] = 0
+            s = torch.zeros(b.s.shape[0], k, dtype=torch.int64, device=self.device)
             s[ALIVE] = (1 << n) - 1
             s[DEALER] = dealer
-            b.s[:, pending] = s
-            b.tokens[:, pending] = R.start_tokens
+            b.s.index_copy_(1, pending, s)
+            b.tokens.index_fill_(1, pending, R.start_tokens)
             deck = self._decks(k) if decks is None else decks
             if b.log is not None:
                 b.log += [("start", slot, d) for slot, d in zip(pending.tolist(), dealer.tolist(), strict=True)]
@@ -189,8 +188,9 @@ class ThirtyOneVectorEnv:
 
     def _state(self, rewards: torch.Tensor) -> VectorState:
         b = self.batch
-        self._mask = legal_mask(b, self.T, self.R)
-        observation = observe(b, self.T, self.R, self._ctx)
+        seen = Seen(b, self.T)
+        self._mask = legal_mask(b, self.T, self.R, seen)
+        observation = observe(b, self.T, self.R, self._ctx, seen)
         player = b.s[CUR].clone()
         if len(self._ended):  # a finished game has no decision, as envs.vector.AECVectorEnv shows it
             observation.index_fill_(0, self._ended, 0.0)
