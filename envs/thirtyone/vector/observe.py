@@ -71,6 +71,8 @@ class Context:
                             f[L.COUNTY] = float(R.free_ride and t == 1)
                             f[L.KNOCKED], f[L.DEALER], f[L.TO_ACT] = float(knocked), float(dealer), float(first)
                             rows.append(f)
+        self.seat_absent = torch.tensor([[len(rows)]], dtype=torch.int64, device=dev)
+        rows.append([0.0] * L.SEAT_FEATURES)
         self.seat_rows = torch.tensor(np.array(rows, dtype=f32), device=dev)
         self.seat_first = torch.tensor([8 * self.tokens] + [0] * (n - 1), dtype=torch.int64, device=dev)[:, None]
         self.seat_code = torch.tensor([8, 4, 2, 1], dtype=torch.int64, device=dev)  # tokens, in, knocked, dealer
@@ -144,23 +146,17 @@ def observe(b: Batch, T: Tables, R: Rules, ctx: Context, seen: Seen) -> torch.Te
     source = torch.cat((b.hand, b.disc, b.known, top_bit[None], seen.locked_bit[None], ctx.zero(N, b.device)[None]))
     words = source.gather(0, ctx.plane_index.index_select(1, cur))  # [20, N]
     # each card's bit moved to bit 31 (int32 multiplication wraps), spread to -1 or 0, masked to 1.0f:
-    # three passes, over slices of rows that stay in the cache between them
+    # three passes (below, with the seat rows and globals)
     halves = torch.stack((words & HALF_BITS, words >> 26)).to(torch.int32).permute(2, 1, 0).contiguous()[..., None]
     planes = out.view(torch.int32)[:, :L.SEATS].view(N, NUM_PLANES, 2, NUM_CARDS // 2)
-    for a in range(0, N, CHUNK):
-        part = planes[a:a + CHUNK]
-        torch.mul(halves[a:a + CHUNK], T.unpack_mult, out=part)
-        part >>= 31
-        part &= FLOAT_ONE_BITS
     # seat rows, relative to the observer: one code per seat
     alive = s[ALIVE]
     flags = torch.stack((b.tokens, (alive[None] >> ctx.seats) & 1, ctx.seats == s[KNOCKER], ctx.seats == s[DEALER]))
     code = (flags * ctx.seat_code[:, None, None]).sum(0)  # [n, N] by seat
     code = code.gather(0, T.rot.index_select(0, cur).t()) + ctx.seat_first  # by relative seat
-    rows = ctx.seat_rows.index_select(0, code.t().reshape(-1))
-    out[:, L.SEATS:L.SEATS + n * L.SEAT_FEATURES] = rows.view(N, -1)
-    if n < L.MAX_SEATS:
-        out[:, L.SEATS + n * L.SEAT_FEATURES:L.GLOBAL] = 0.0
+    if n < L.MAX_SEATS:  # the seats the table does not have: the zero row
+        code = torch.cat((code, ctx.seat_absent.expand(L.MAX_SEATS - n, N)))
+    rows = ctx.seat_rows.index_select(0, code.t().reshape(-1)).view(N, L.GLOBAL - L.SEATS)
     # the global scalars
     zero = ctx.zero(N, b.device)
     turn = s[TURN].clamp(max=MAX_TURN_SCALE - 1)
@@ -170,7 +166,13 @@ def observe(b: Batch, T: Tables, R: Rules, ctx: Context, seen: Seen) -> torch.Te
              L.ROUND: s[ROUND].clamp(max=MAX_ROUND_SCALE - 1), L.ACTIVE: active, L.VALUE: hand_values(seen, T)}
     index = torch.stack([codes.get(L.GLOBAL + j, zero) for j in range(NUM_GLOBALS)], 1)
     index += ctx.global_base
-    out[:, L.GLOBAL:] = ctx.global_table.index_select(0, index.view(-1)).view(N, NUM_GLOBALS)
+    rest = torch.cat((rows, ctx.global_table.index_select(0, index.view(-1)).view(N, NUM_GLOBALS)), 1)
+    for a in range(0, N, CHUNK):  # rows that stay in the cache from the first pass to the last
+        part = planes[a:a + CHUNK]
+        torch.mul(halves[a:a + CHUNK], T.unpack_mult, out=part)
+        part >>= 31
+        part &= FLOAT_ONE_BITS
+        out[a:a + CHUNK, L.SEATS:] = rest[a:a + CHUNK]
     return out
 
 
