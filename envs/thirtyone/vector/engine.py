@@ -51,19 +51,6 @@ def hand_value(hand: torch.Tensor, T: Tables) -> torch.Tensor:
     return T.suit_sum.index_select(0, suits.reshape(-1)).view(suits.shape).amax(0)
 
 
-def best_after_discard(hand: torch.Tensor, locked: torch.Tensor, T: Tables) -> torch.Tensor:
-    """The best value left after one legal discard from four cards (``HandValuer.best_after_discard``)."""
-    lows, rest = [], hand
-    for _ in range(4):
-        low = rest & -rest
-        rest = rest ^ low
-        lows.append(low)
-    low = torch.stack(lows)  # [4, N]: the cards held, as bits (0 past the last)
-    card = torch.log2(low.double().clamp(min=1)).long()  # a power of two below 2**52: exact
-    legal = (low != 0) & (card != locked)
-    return torch.where(legal, hand_value(hand ^ low, T), 0).amax(0)
-
-
 def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tensor, penalty: int,
                double_tie: bool) -> torch.Tensor:
     """``scoring.lives_lost`` for every game at once: values [n, K] of the seats, ``inround`` [n, K],
@@ -80,18 +67,6 @@ def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tenso
     tied = torch.where(is_knocker, penalty, 0) if double_tie else torch.where(is_knocker, 0, lost)
     lost = torch.where(caught & alone, torch.where(is_knocker, penalty, lost), torch.where(caught, tied, lost))
     return torch.where(blitz, ((values < BLITZ) & inround).long(), lost)
-
-
-def unpack52(words: torch.Tensor, T: Tables, out: torch.Tensor | None = None) -> torch.Tensor:
-    """int32 [N, ..., 52] from 52-card bit sets [..., N] (the game index last): bit i of each
-    card moved to bit 31 (then ``>> 31`` gives -1 or 0), for the card planes of the observation and
-    the mask in card-id order; written into ``out`` (viewed [N, ..., 2, 26]) when given. Two 26-bit
-    halves: int32 multiplication wraps, and a longer inner dimension runs faster than four suits."""
-    halves = torch.stack([(words >> 26 * h & HALF_BITS).to(torch.int32) for h in range(2)], -1)
-    halves = halves.movedim(-2, 0).contiguous()  # the game index first
-    if out is not None:
-        out = out.view(*out.shape[:-1], 2, 26)
-    return torch.mul(halves[..., None], T.unpack_mult, out=out).flatten(-2)
 
 
 def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor, T: Tables) -> torch.Tensor:
