@@ -6,6 +6,8 @@ the deal) run on the games concerned only, in a loop that ends when no game need
 
 from __future__ import annotations
 
+from functools import cache
+
 import torch
 
 from envs.thirtyone import actions as A
@@ -20,6 +22,14 @@ HALF_BITS = (1 << 26) - 1
 FIELDS = ("phase", "cur", "dealer", "knocker", "locked", "turn", "round", "n_out", "stock_n", "pile_n", "ordered",
           "alive")
 PHASE, CUR, DEALER, KNOCKER, LOCKED, TURN, ROUND, N_OUT, STOCK_N, PILE_N, ORDERED, ALIVE = range(len(FIELDS))
+DEAL_SETS = {PHASE: DRAW, KNOCKER: -1, LOCKED: -1, TURN: 0, PILE_N: 1}  # the rows a deal sets to constants
+
+
+@cache
+def deal_sets(device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """:data:`DEAL_SETS` as tensors on ``device``: the rows [R] and their values [R, 1]."""
+    return (torch.tensor(list(DEAL_SETS), device=device),
+            torch.tensor(list(DEAL_SETS.values()), device=device)[:, None])
 
 
 class Batch:
@@ -76,17 +86,14 @@ def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor,
     s = b.s.index_select(1, idx)
     alive, dealer = s[ALIVE], s[DEALER]
     n = b.seats
-    m = T.active.index_select(0, alive)
-    pos = T.round_pos.index_select(0, ((alive * n + dealer) * n + torch.arange(n, device=b.device)[:, None]).view(-1))
-    pos = pos.view(n, -1)  # each seat's place in the round from the dealer's left, -1 out
-    inround = pos >= 0
-    p = pos.clamp(min=0)
-    cards = torch.stack([deck.gather(0, p + k * m) for k in range(3)])  # [3, n, K]
-    hand = T.bit.index_select(0, cards.view(-1)).view(3, n, -1).sum(0) * inround
-    up = deck.gather(0, (3 * m)[None])[0]
-    k_dealt = 3 * m + 1
+    layout = alive * n + dealer
+    cards = deck.gather(0, T.deal_at.index_select(0, layout).t())  # [3n + 1, K]: by card k and seat, the up card
+    inround = T.seated.index_select(0, alive).t()
+    hand = T.bit.index_select(0, cards[:3 * n].reshape(-1)).view(3, n, -1).sum(0) * inround
+    up = cards[3 * n]
     if b.log is not None:
-        for slot, size, cards_dealt in zip(idx.tolist(), k_dealt.tolist(), deck.t().tolist(), strict=True):
+        for slot, size, cards_dealt in zip(idx.tolist(), (NUM_CARDS - T.dealt_stock[alive]).tolist(),
+                                           deck.t().tolist(), strict=True):
             b.log.append(("deal", slot, cards_dealt[:size]))
     b.hand.index_copy_(1, idx, hand)
     b.known.index_fill_(1, idx, 0)
@@ -94,15 +101,12 @@ def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor,
     b.stock.index_copy_(1, idx, deck.flip(0))  # reversed: the ordered stock is drawn from its end
     b.pile.index_fill_(1, idx, 0)
     b.pile[0].index_copy_(0, idx, up)
-    s[PHASE] = DRAW
-    s[CUR] = T.next_seat.index_select(0, alive * n + dealer)
-    s[KNOCKER] = -1
-    s[LOCKED] = -1
-    s[TURN] = 0
+    rows, values = deal_sets(b.device)
+    s.index_copy_(0, rows, values.expand(len(rows), len(idx)))
+    s[CUR] = T.next_seat.index_select(0, layout)
     s[ROUND] += 1
-    s[STOCK_N] = NUM_CARDS - k_dealt
-    s[PILE_N] = 1
-    s[ORDERED] = ordered.long()
+    s[STOCK_N] = T.dealt_stock.index_select(0, alive)
+    s[ORDERED] = ordered
     b.s.index_copy_(1, idx, s)
     return ((hand_value(hand, T) >= BLITZ) & inround).any(0)
 
@@ -122,11 +126,6 @@ class Rules:
         self.after_first_round = o.knock_allowed == "after_first_round"
         self.min_knock = o.min_knock_score
         self.max_turns = o.max_turns
-
-
-def inround_of(alive: torch.Tensor, n: int) -> torch.Tensor:
-    """[n, K] bool: the seats in the alive bit sets [K]."""
-    return (alive[None] >> torch.arange(n, device=alive.device)[:, None]) & 1 == 1
 
 
 def knock_open(b: Batch, T: Tables, R: Rules, hand: torch.Tensor | None = None) -> torch.Tensor:
@@ -149,9 +148,9 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
     n = b.seats
     s, hand, tokens = b.s.index_select(1, idx), b.hand.index_select(1, idx), b.tokens.index_select(1, idx)
     alive = s[ALIVE]
-    inround = inround_of(alive, n)
+    inround = T.seated.index_select(0, alive).t()
     lost = lives_lost(hand_value(hand, T), inround, knocker, R.penalty, R.double_tie)
-    seats = torch.arange(n, device=b.device)[:, None]
+    seats = T.seat_ids
     if R.round_episode:
         b.tokens.index_copy_(1, idx, (tokens - lost).clamp(min=0))
         over = torch.ones(len(idx), dtype=torch.bool, device=b.device)
@@ -168,7 +167,7 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
     rewards = out * elimination
     alive = alive & ~(out.long() << seats).sum(0)
     over = T.active.index_select(0, alive) == 1
-    rewards = rewards + (over & (inround_of(alive, n))) * 1.0
+    rewards = rewards + (over & T.seated.index_select(0, alive).t()) * 1.0
     s[ALIVE] = alive
     s[N_OUT] += now
     s[PHASE] = torch.where(over, OVER, s[PHASE])
@@ -203,7 +202,7 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, 
     n = b.seats
     s = b.s
     phase, p, locked = s[PHASE], s[CUR], s[LOCKED]
-    onehot = (torch.arange(n, device=b.device)[:, None] == p).long()
+    onehot = (T.seat_ids == p).long()
     drawing = phase == DRAW
     draw = drawing & (a == A.DRAW)
     take = drawing & (a == A.TAKE)
