@@ -177,16 +177,37 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
 
 
 def settle_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R: Rules, new_deck,
-                  rewards: torch.Tensor | None) -> torch.Tensor:
+                  rewards: torch.Tensor | None, fresh: torch.Tensor | None = None, seat=None) -> torch.Tensor:
     """End the rounds of games ``idx``, deal the next ones, and go on while a deal is a blitz.
-    Returns the games that are over. ``new_deck(k)`` -> [52, k] card orders."""
+    Returns the games that are over. ``new_deck(k)`` -> [52, k] card orders. ``fresh``: slots
+    that start a game (``seat(slots)`` seats it), dealt with the others; a fresh game that the
+    blitzes of its first deals end, or that loses a player to them, is seated and dealt again (as
+    the AEC env's reset does), and pays no rewards."""
     over_all = torch.zeros(b.n, dtype=torch.bool, device=b.device)
-    while len(idx):
-        r, over = end_rounds(b, idx, knocker, T, R)
-        if rewards is not None:
-            rewards[:, idx] += r
-        over_all[idx[over]] = True
-        idx = idx[~over]
+    first = None
+    if fresh is not None and len(fresh):
+        first = torch.zeros(b.n, dtype=torch.bool, device=b.device).index_fill_(0, fresh, True)
+        seat(fresh)
+    dealing = fresh
+    while len(idx) or (dealing is not None and len(dealing)):
+        if len(idx):
+            r, over = end_rounds(b, idx, knocker, T, R)
+            if first is not None:
+                starting = first.index_select(0, idx)
+                r = r * ~starting
+                bad = starting & (over | (b.s[N_OUT].index_select(0, idx) > 0))
+                over = over & ~starting
+            if rewards is not None:
+                rewards.index_add_(1, idx, r)
+            over_all[idx[over]] = True
+            idx = idx[~over]
+            if first is not None and bool(bad.any()):
+                again = idx[bad[~over]]
+                idx = idx[~bad[~over]]
+                seat(again)
+                dealing = again if dealing is None else torch.cat((dealing, again))
+        if dealing is not None and len(dealing):
+            idx, dealing = torch.cat((idx, dealing)), None
         if not len(idx):
             break
         blitz = deal(b, idx, new_deck(len(idx)), torch.zeros(len(idx), dtype=torch.bool, device=b.device), T)
@@ -195,10 +216,12 @@ def settle_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables,
     return over_all
 
 
-def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, new_deck
-            ) -> tuple[torch.Tensor, torch.Tensor]:
+def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, new_deck,
+            fresh: torch.Tensor | None = None, seat=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply ``a[n]`` in every game that is not over. Returns the rewards [n, N] of this step and
-    the games that ended. ``rand`` [N] uniform in [0, 1): where a random draw takes its card."""
+    the games that ended. ``rand`` [N] uniform in [0, 1): where a random draw takes its card.
+    ``fresh`` (over: their actions do nothing) start new games in the deals of the step (see
+    :func:`settle_rounds`)."""
     n = b.seats
     s = b.s
     phase, p, locked = s[PHASE], s[CUR], s[LOCKED]
@@ -259,5 +282,5 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, 
     rewards = torch.zeros(n, b.n, dtype=torch.float32, device=b.device)
     ending = blitz | showdown | capped
     idx = ending.nonzero().squeeze(1)
-    over = settle_rounds(b, idx, torch.where(capped, -1, knocker)[idx], T, R, new_deck, rewards)
+    over = settle_rounds(b, idx, torch.where(capped, -1, knocker)[idx], T, R, new_deck, rewards, fresh, seat)
     return rewards, over
