@@ -2,11 +2,14 @@
 ``envs.thirtyone.observation`` (layout there, ``OBSERVATION_VERSION`` shared) and the rules core's
 ``legal_bytes``, for the player to act.
 
-A step costs a few dozen tensor operations here whatever the batch: the card planes are unpacked
-from bit sets in three passes over the planes, and the seat rows and the global scalars (where
-every entry is a function of a few small integers) are each one lookup in a float table that
-:class:`Context` builds once from the same float32 scalings (the seat rows by a code per seat, the
-globals by one index per column into a concatenation of per-column tables).
+A step costs about a hundred tensor operations here whatever the batch. The card planes are
+unpacked from bit sets in three passes (multiply, shift, mask), slice by slice of :data:`CHUNK`
+rows that stay in the cache from the first pass to the last, the rest of each row written with
+them: writing the observation is the largest cost of a step, and a fresh one is mostly memory
+traffic. The seat rows and the global scalars (each entry a function of a few small integers) are
+one lookup each in float tables :class:`Context` builds once from the same float32 scalings (the
+seat rows by a code per seat, the globals by one index per column into a concatenation of
+per-column tables), and the hand value is a lookup per suit (:func:`hand_values`).
 """
 
 from __future__ import annotations
