@@ -173,6 +173,32 @@ def test_lives_lost_equals_the_reference():
         assert got.t().tolist() == want
 
 
+def test_hand_values_equal_the_reference_valuer():
+    """The value entry of the observation: the best suit of three cards, and of four the best after
+    a legal discard (the card taken this turn stays), as ``HandValuer`` computes them."""
+    from envs.thirtyone.rules import DISCARD, DRAW
+    from envs.thirtyone.scoring import HandValuer
+    from envs.thirtyone.vector.engine import LOCKED, PHASE
+    from envs.thirtyone.vector.observe import Seen, hand_values
+    from envs.thirtyone.vector.tables import tables
+
+    rng, valuer, T = np.random.default_rng(1), HandValuer(), tables(2)
+    hands, locked, phases, want = [], [], [], []
+    for _ in range(3000):
+        cards = [int(c) for c in rng.choice(NUM_CARDS, 4 if len(hands) % 2 else 3, replace=False)]
+        mask = sum(1 << c for c in cards)
+        if len(cards) == 4:
+            lock = int(rng.choice(cards)) if rng.random() < 0.7 else -1
+            want.append(valuer.best_after_discard(mask, lock))
+        else:
+            lock = -1
+            want.append(valuer.value(mask))
+        hands.append(mask), locked.append(lock), phases.append(DISCARD if len(cards) == 4 else DRAW)
+    b = SimpleNamespace(s=torch.zeros(12, len(hands), dtype=torch.int64), hand=torch.tensor([hands]))
+    b.s[LOCKED], b.s[PHASE] = torch.tensor(locked), torch.tensor(phases)
+    assert hand_values(Seen(b, T), T).tolist() == want
+
+
 def test_chosen_decks_and_unsupported_options():
     deck = list(CARD_NAMES)
     venv = thirtyone_v0.vector_env(2, seed=0, num_players=3)

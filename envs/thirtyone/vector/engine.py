@@ -6,6 +6,8 @@ the deal) run on the games concerned only, in a loop that ends when no game need
 
 from __future__ import annotations
 
+from functools import cache
+
 import torch
 
 from envs.thirtyone import actions as A
@@ -20,6 +22,14 @@ HALF_BITS = (1 << 26) - 1
 FIELDS = ("phase", "cur", "dealer", "knocker", "locked", "turn", "round", "n_out", "stock_n", "pile_n", "ordered",
           "alive")
 PHASE, CUR, DEALER, KNOCKER, LOCKED, TURN, ROUND, N_OUT, STOCK_N, PILE_N, ORDERED, ALIVE = range(len(FIELDS))
+DEAL_SETS = {PHASE: DRAW, KNOCKER: -1, LOCKED: -1, TURN: 0, PILE_N: 1}  # the rows a deal sets to constants
+
+
+@cache
+def deal_sets(device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """:data:`DEAL_SETS` as tensors on ``device``: the rows [R] and their values [R, 1]."""
+    return (torch.tensor(list(DEAL_SETS), device=device),
+            torch.tensor(list(DEAL_SETS.values()), device=device)[:, None])
 
 
 class Batch:
@@ -51,19 +61,6 @@ def hand_value(hand: torch.Tensor, T: Tables) -> torch.Tensor:
     return T.suit_sum.index_select(0, suits.reshape(-1)).view(suits.shape).amax(0)
 
 
-def best_after_discard(hand: torch.Tensor, locked: torch.Tensor, T: Tables) -> torch.Tensor:
-    """The best value left after one legal discard from four cards (``HandValuer.best_after_discard``)."""
-    lows, rest = [], hand
-    for _ in range(4):
-        low = rest & -rest
-        rest = rest ^ low
-        lows.append(low)
-    low = torch.stack(lows)  # [4, N]: the cards held, as bits (0 past the last)
-    card = torch.log2(low.double().clamp(min=1)).long()  # a power of two below 2**52: exact
-    legal = (low != 0) & (card != locked)
-    return torch.where(legal, hand_value(hand ^ low, T), 0).amax(0)
-
-
 def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tensor, penalty: int,
                double_tie: bool) -> torch.Tensor:
     """``scoring.lives_lost`` for every game at once: values [n, K] of the seats, ``inround`` [n, K],
@@ -82,57 +79,35 @@ def lives_lost(values: torch.Tensor, inround: torch.Tensor, knocker: torch.Tenso
     return torch.where(blitz, ((values < BLITZ) & inround).long(), lost)
 
 
-def unpack52(words: torch.Tensor, T: Tables, out: torch.Tensor | None = None) -> torch.Tensor:
-    """int32 [N, ..., 52] from 52-card bit sets [..., N] (the game index last): bit i of each
-    card moved to bit 31 (then ``>> 31`` gives -1 or 0), for the card planes of the observation and
-    the mask in card-id order; written into ``out`` (viewed [N, ..., 2, 26]) when given. Two 26-bit
-    halves: int32 multiplication wraps, and a longer inner dimension runs faster than four suits."""
-    halves = torch.stack([(words >> 26 * h & HALF_BITS).to(torch.int32) for h in range(2)], -1)
-    halves = halves.movedim(-2, 0).contiguous()  # the game index first
-    if out is not None:
-        out = out.view(*out.shape[:-1], 2, 26)
-    return torch.mul(halves[..., None], T.unpack_mult, out=out).flatten(-2)
-
-
 def deal(b: Batch, idx: torch.Tensor, deck: torch.Tensor, ordered: torch.Tensor, T: Tables) -> torch.Tensor:
     """Deal a round in games ``idx`` from ``deck`` [52, K] (card ids in dealing order), as
     ``ThirtyOneState._start_round``: three cards each one at a time from the dealer's left, the next
     card turned up, the rest the stock. Returns the games (positions in ``idx``) dealt a blitz."""
-    s = b.s[:, idx]
+    s = b.s.index_select(1, idx)
     alive, dealer = s[ALIVE], s[DEALER]
     n = b.seats
-    m = T.active.index_select(0, alive)
-    pos = T.round_pos.index_select(0, ((alive * n + dealer) * n + torch.arange(n, device=b.device)[:, None]).view(-1))
-    pos = pos.view(n, -1)  # each seat's place in the round from the dealer's left, -1 out
-    inround = pos >= 0
-    p = pos.clamp(min=0)
-    cards = torch.stack([deck.gather(0, p + k * m) for k in range(3)])  # [3, n, K]
-    hand = T.bit.index_select(0, cards.view(-1)).view(3, n, -1).sum(0) * inround
-    up = deck.gather(0, (3 * m)[None])[0]
-    k_dealt = 3 * m + 1
+    layout = alive * n + dealer
+    cards = deck.gather(0, T.deal_at.index_select(0, layout).t())  # [3n + 1, K]: by card k and seat, the up card
+    inround = T.seated.index_select(0, alive).t()
+    hand = T.bit.index_select(0, cards[:3 * n].reshape(-1)).view(3, n, -1).sum(0) * inround
+    up = cards[3 * n]
     if b.log is not None:
-        for slot, size, cards_dealt in zip(idx.tolist(), k_dealt.tolist(), deck.t().tolist(), strict=True):
+        for slot, size, cards_dealt in zip(idx.tolist(), (NUM_CARDS - T.dealt_stock[alive]).tolist(),
+                                           deck.t().tolist(), strict=True):
             b.log.append(("deal", slot, cards_dealt[:size]))
-    b.hand[:, idx] = hand
-    b.known[:, idx] = 0
-    disc = torch.zeros_like(hand)
-    disc.scatter_(0, dealer[None], T.bit.index_select(0, up)[None])
-    b.disc[:, idx] = disc
-    stock_pos = (NUM_CARDS - 1 - torch.arange(NUM_CARDS, device=b.device))[:, None].expand(NUM_CARDS, len(idx))
-    b.stock[:, idx] = deck.gather(0, stock_pos)  # reversed: the ordered stock is drawn from its end
-    pile = torch.zeros(NUM_CARDS, len(idx), dtype=torch.int64, device=b.device)
-    pile[0] = up
-    b.pile[:, idx] = pile
-    s[PHASE] = DRAW
-    s[CUR] = T.next_seat.index_select(0, alive * n + dealer)
-    s[KNOCKER] = -1
-    s[LOCKED] = -1
-    s[TURN] = 0
+    b.hand.index_copy_(1, idx, hand)
+    b.known.index_fill_(1, idx, 0)
+    b.disc.index_copy_(1, idx, (T.seat_ids == dealer) * T.bit.index_select(0, up))
+    b.stock.index_copy_(1, idx, deck.flip(0))  # reversed: the ordered stock is drawn from its end
+    b.pile.index_fill_(1, idx, 0)
+    b.pile[0].index_copy_(0, idx, up)
+    rows, values = deal_sets(b.device)
+    s.index_copy_(0, rows, values.expand(len(rows), len(idx)))
+    s[CUR] = T.next_seat.index_select(0, layout)
     s[ROUND] += 1
-    s[STOCK_N] = NUM_CARDS - k_dealt
-    s[PILE_N] = 1
-    s[ORDERED] = ordered.long()
-    b.s[:, idx] = s
+    s[STOCK_N] = T.dealt_stock.index_select(0, alive)
+    s[ORDERED] = ordered
+    b.s.index_copy_(1, idx, s)
     return ((hand_value(hand, T) >= BLITZ) & inround).any(0)
 
 
@@ -153,19 +128,15 @@ class Rules:
         self.max_turns = o.max_turns
 
 
-def inround_of(alive: torch.Tensor, n: int) -> torch.Tensor:
-    """[n, K] bool: the seats in the alive bit sets [K]."""
-    return (alive[None] >> torch.arange(n, device=alive.device)[:, None]) & 1 == 1
-
-
-def knock_open(b: Batch, T: Tables, R: Rules) -> torch.Tensor:
-    """[N] bool: the player to act may knock (nobody has, the turn allows it, the hand is good enough)."""
+def knock_open(b: Batch, T: Tables, R: Rules, hand: torch.Tensor | None = None) -> torch.Tensor:
+    """[N] bool: the player to act (``hand``: theirs, when known) may knock (nobody has, the turn
+    allows it, the hand is good enough)."""
     s = b.s
     ok = s[KNOCKER] < 0
     if R.after_first_round:
         ok &= s[TURN] >= T.active.index_select(0, s[ALIVE])
     if R.min_knock is not None:
-        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0], T) >= R.min_knock
+        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0] if hand is None else hand, T) >= R.min_knock
     return ok
 
 
@@ -175,47 +146,68 @@ def end_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R:
     eliminations (a round that would leave nobody is void), the winner. Returns the rewards [n, K]
     and which games are over; the dealer moves on in the others."""
     n = b.seats
-    s, hand, tokens = b.s[:, idx], b.hand[:, idx], b.tokens[:, idx]
+    s, hand, tokens = b.s.index_select(1, idx), b.hand.index_select(1, idx), b.tokens.index_select(1, idx)
     alive = s[ALIVE]
-    inround = inround_of(alive, n)
+    inround = T.seated.index_select(0, alive).t()
     lost = lives_lost(hand_value(hand, T), inround, knocker, R.penalty, R.double_tie)
-    seats = torch.arange(n, device=b.device)[:, None]
+    seats = T.seat_ids
     if R.round_episode:
-        b.tokens[:, idx] = (tokens - lost).clamp(min=0)
+        b.tokens.index_copy_(1, idx, (tokens - lost).clamp(min=0))
         over = torch.ones(len(idx), dtype=torch.bool, device=b.device)
         s[PHASE] = OVER
-        b.s[:, idx] = s
+        b.s.index_copy_(1, idx, s)
         return -lost.to(torch.float32), over
     out = (lost > 0) & (tokens <= lost) & inround
     now = out.sum(0)
     void = now == inround.sum(0)  # nobody would be left: the round's losses are void
     out &= ~void
     now = now * ~void
-    b.tokens[:, idx] = torch.where(void, tokens, (tokens - lost).clamp(min=0))
+    b.tokens.index_copy_(1, idx, torch.where(void, tokens, (tokens - lost).clamp(min=0)))
     elimination = T.elimination[R.scheme].index_select(0, s[N_OUT] * (n + 1) + now)
     rewards = out * elimination
     alive = alive & ~(out.long() << seats).sum(0)
     over = T.active.index_select(0, alive) == 1
-    rewards = rewards + (over & (inround_of(alive, n))) * 1.0
+    rewards = rewards + (over & T.seated.index_select(0, alive).t()) * 1.0
     s[ALIVE] = alive
     s[N_OUT] += now
     s[PHASE] = torch.where(over, OVER, s[PHASE])
     s[DEALER] = torch.where(over, s[DEALER], T.next_seat.index_select(0, alive * n + s[DEALER]))
-    b.s[:, idx] = s
+    b.s.index_copy_(1, idx, s)
     return rewards.to(torch.float32), over
 
 
 def settle_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables, R: Rules, new_deck,
-                  rewards: torch.Tensor | None) -> torch.Tensor:
+                  rewards: torch.Tensor | None, fresh: torch.Tensor | None = None, seat=None) -> torch.Tensor:
     """End the rounds of games ``idx``, deal the next ones, and go on while a deal is a blitz.
-    Returns the games that are over. ``new_deck(k)`` -> [52, k] card orders."""
+    Returns the games that are over. ``new_deck(k)`` -> [52, k] card orders. ``fresh``: slots
+    that start a game (``seat(slots)`` seats it), dealt with the others; a fresh game that the
+    blitzes of its first deals end, or that loses a player to them, is seated and dealt again (as
+    the AEC env's reset does), and pays no rewards."""
     over_all = torch.zeros(b.n, dtype=torch.bool, device=b.device)
-    while len(idx):
-        r, over = end_rounds(b, idx, knocker, T, R)
-        if rewards is not None:
-            rewards[:, idx] += r
-        over_all[idx[over]] = True
-        idx = idx[~over]
+    first = None
+    if fresh is not None and len(fresh):
+        first = torch.zeros(b.n, dtype=torch.bool, device=b.device).index_fill_(0, fresh, True)
+        seat(fresh)
+    dealing = fresh
+    while len(idx) or (dealing is not None and len(dealing)):
+        if len(idx):
+            r, over = end_rounds(b, idx, knocker, T, R)
+            if first is not None:
+                starting = first.index_select(0, idx)
+                r = r * ~starting
+                bad = starting & (over | (b.s[N_OUT].index_select(0, idx) > 0))
+                over = over & ~starting
+            if rewards is not None:
+                rewards.index_add_(1, idx, r)
+            over_all[idx[over]] = True
+            idx = idx[~over]
+            if first is not None and bool(bad.any()):
+                again = idx[bad[~over]]
+                idx = idx[~bad[~over]]
+                seat(again)
+                dealing = again if dealing is None else torch.cat((dealing, again))
+        if dealing is not None and len(dealing):
+            idx, dealing = torch.cat((idx, dealing)), None
         if not len(idx):
             break
         blitz = deal(b, idx, new_deck(len(idx)), torch.zeros(len(idx), dtype=torch.bool, device=b.device), T)
@@ -224,14 +216,16 @@ def settle_rounds(b: Batch, idx: torch.Tensor, knocker: torch.Tensor, T: Tables,
     return over_all
 
 
-def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, new_deck
-            ) -> tuple[torch.Tensor, torch.Tensor]:
+def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, new_deck,
+            fresh: torch.Tensor | None = None, seat=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply ``a[n]`` in every game that is not over. Returns the rewards [n, N] of this step and
-    the games that ended. ``rand`` [N] uniform in [0, 1): where a random draw takes its card."""
+    the games that ended. ``rand`` [N] uniform in [0, 1): where a random draw takes its card.
+    ``fresh`` (over: their actions do nothing) start new games in the deals of the step (see
+    :func:`settle_rounds`)."""
     n = b.seats
     s = b.s
     phase, p, locked = s[PHASE], s[CUR], s[LOCKED]
-    onehot = (torch.arange(n, device=b.device)[:, None] == p).long()
+    onehot = (T.seat_ids == p).long()
     drawing = phase == DRAW
     draw = drawing & (a == A.DRAW)
     take = drawing & (a == A.TAKE)
@@ -288,5 +282,5 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, R: Rules, rand: torch.Tensor, 
     rewards = torch.zeros(n, b.n, dtype=torch.float32, device=b.device)
     ending = blitz | showdown | capped
     idx = ending.nonzero().squeeze(1)
-    over = settle_rounds(b, idx, torch.where(capped, -1, knocker)[idx], T, R, new_deck, rewards)
+    over = settle_rounds(b, idx, torch.where(capped, -1, knocker)[idx], T, R, new_deck, rewards, fresh, seat)
     return rewards, over

@@ -42,7 +42,7 @@ from envs.thirtyone.vector.engine import (
     deal,
     settle_rounds,
 )
-from envs.thirtyone.vector.observe import Context, legal_mask, observe
+from envs.thirtyone.vector.observe import Context, Seen, legal_mask, observe
 from envs.thirtyone.vector.tables import tables
 from envs.vector import VectorState, action_tensor
 
@@ -114,28 +114,33 @@ class ThirtyOneVectorEnv:
         keys = torch.randint(0, 2**62, (k, NUM_CARDS), generator=self._gen, device=self.device)
         return keys.argsort(1).t().contiguous()
 
+    def _seat(self, idx: torch.Tensor, dealers: torch.Tensor | None = None) -> None:
+        """A new game in slots ``idx`` before its first deal: everybody in, the first dealer drawn
+        (or ``dealers``, or the ``first_dealer`` option)."""
+        b, n, k = self.batch, self.num_seats, len(idx)
+        if dealers is not None:
+            dealer = dealers
+        elif self.options.first_dealer is not None:
+            dealer = torch.full((k,), self.options.first_dealer, dtype=torch.int64, device=self.device)
+        else:
+            dealer = torch.randint(0, n, (k,), generator=self._gen, device=self.device)
+        s = torch.zeros(b.s.shape[0], k, dtype=torch.int64, device=self.device)
+        s[ALIVE] = (1 << n) - 1
+        s[DEALER] = dealer
+        b.s.index_copy_(1, idx, s)
+        b.tokens.index_fill_(1, idx, self.R.start_tokens)
+        if b.log is not None:
+            b.log += [("start", slot, d) for slot, d in zip(idx.tolist(), dealer.tolist(), strict=True)]
+
     def _start(self, idx: torch.Tensor, decks: torch.Tensor | None = None, dealers: torch.Tensor | None = None) -> None:
         """New games in slots ``idx`` (dealt again while the first deal would end the game or
         eliminate a player, as the AEC env's reset does; a chosen deck that does is a ValueError)."""
-        b, n, R = self.batch, self.num_seats, self.R
+        b, R = self.batch, self.R
         pending = idx
         while len(pending):
             k = len(pending)
-            if dealers is not None:
-                dealer = dealers
-            elif self.options.first_dealer is not None:
-                dealer = torch.full((k,), self.options.first_dealer, dtype=torch.int64, device=self.device)
-            else:
-                dealer = torch.randint(0, n, (k,), generator=self._gen, device=self.device)
-            s = b.s[:, pending]
-            s[:] = 0
-            s[ALIVE] = (1 << n) - 1
-            s[DEALER] = dealer
-            b.s[:, pending] = s
-            b.tokens[:, pending] = R.start_tokens
+            self._seat(pending, dealers)
             deck = self._decks(k) if decks is None else decks
-            if b.log is not None:
-                b.log += [("start", slot, d) for slot, d in zip(pending.tolist(), dealer.tolist(), strict=True)]
             ordered = torch.full((k,), decks is not None, dtype=torch.bool, device=self.device)
             blitz = deal(b, pending, deck, ordered, self.T)
             chain = pending[blitz]
@@ -180,17 +185,17 @@ class ThirtyOneVectorEnv:
             b.log = []
         a = a.clamp(0, A.NUM_ACTIONS - 1)
         rand = torch.rand(self.num_envs, generator=self._gen, device=self.device)
-        rewards, over = advance(b, a, self.T, self.R, rand, self._decks)
-        if len(self._ended):
-            self._start(self._ended)
+        # the games that ended in the last step start in the deals of this one
+        rewards, over = advance(b, a, self.T, self.R, rand, self._decks, self._ended, self._seat)
         self._terminated = over
         self._ended = over.nonzero().squeeze(1)
         return self._state(rewards.t().contiguous())
 
     def _state(self, rewards: torch.Tensor) -> VectorState:
         b = self.batch
-        self._mask = legal_mask(b, self.T, self.R)
-        observation = observe(b, self.T, self.R, self._ctx)
+        seen = Seen(b, self.T)
+        self._mask = legal_mask(b, self.T, self.R, seen)
+        observation = observe(b, self.T, self.R, self._ctx, seen)
         player = b.s[CUR].clone()
         if len(self._ended):  # a finished game has no decision, as envs.vector.AECVectorEnv shows it
             observation.index_fill_(0, self._ended, 0.0)
