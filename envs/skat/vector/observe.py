@@ -36,7 +36,6 @@ from envs.skat.vector.tables import (
     Tables,
 )
 
-FLOAT_ONE_BITS = 0x3F800000  # 1.0f: a card plane bit becomes this bit pattern
 _PHASE_KEY = {AUCTION: K_BIDDER, SKAT: K_SKAT, DISCARD: K_CARDS, DECLARE: K_DECLARE, KONTRA: K_KONTRA, RE: K_RE,
               PLAY: K_CARDS, DONE: K_DONE}
 
@@ -69,6 +68,12 @@ class Context:
                                        for p in range(3)], dtype=torch.int64, device=T.device)
         self.slot_index = torch.arange(n, dtype=torch.int64, device=T.device)[:, None]
         self.pos_base = T.feature_base.repeat_interleave(3)  # [15]
+        # byte b -> its 8 bits as 8 bytes of 0 or 1, read as one int64 (little-endian)
+        bits = (torch.arange(256, device=T.device)[:, None] >> torch.arange(8, device=T.device)) & 1
+        self.byte_flags = bits.to(torch.uint8).contiguous().view(torch.int64).view(-1)
+        # per phase: whether the hand's cards are discards, whether the playable cards are plays
+        self.card_phases = torch.tensor([[ph == DISCARD, ph == PLAY] for ph in range(8)], dtype=torch.int32,
+                                        device=T.device)
 
 
 def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -79,6 +84,13 @@ def _rows(x: torch.Tensor, index: torch.Tensor, key: torch.Tensor, ctx: Context)
     """[N, k]: per deal n the entries ``x.view(-1)[index[key[n]] + n]`` of a tensor with the deal
     index last (one row select and one flat select: a gather across rows is several times slower)."""
     return x.view(-1).index_select(0, torch.add(index.index_select(0, key), ctx.slot_index).view(-1)).view(len(key), -1)
+
+
+def unpack(words: torch.Tensor, ctx: Context) -> torch.Tensor:
+    """uint8 [N, 32 * k]: the bits of the int32 card sets ``words`` [N, k] as 0 or 1 (little-endian
+    bytes, each looked up as 8 flags in one int64: far fewer and cheaper element ops than per bit)."""
+    flags = ctx.byte_flags.index_select(0, words.contiguous().view(torch.uint8).view(-1).long())
+    return flags.view(torch.uint8).view(len(words), -1)
 
 
 def rotate(x: torch.Tensor, p: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -98,16 +110,13 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     out = torch.empty(n, OBSERVATION_SIZE, dtype=torch.float32, device=b.device)
     # card planes: own hand, skat (declarer after pickup), played and trick cards by relative seat,
     # the declarer's open hand in ouvert games (row EMPTY where a plane is not shown), read with one
-    # gather; bit i of a plane's word goes to bit 31 (int32 multiplication wraps), spreads to -1 or
-    # 0, and is masked to the bits of 1.0f
+    # select; unpacked byte by byte through a table of 8 flags per byte, converted to float32 by
+    # copying them into the vector
     show_skat = (declarer == p) * taken
     ouvert = _pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
     key = ((p * 2 + show_skat) * 2 + ouvert) * 3 + declarer.clamp(min=0)
     words = _rows(b.sets, ctx.word_index, key, ctx).to(torch.int32)  # [N, 10]
-    planes = out.view(torch.int32)[:, :SCALAR_OFFSET].view(n, 10, 32)
-    torch.mul(words[:, :, None], T.unpack_mult, out=planes)
-    planes >>= 31
-    planes &= FLOAT_ONE_BITS
+    out[:, :SCALAR_OFFSET].view(n, 10, 32).copy_(unpack(words, ctx).view(n, 10, 32))
     # scalars: one row of one-hots (position, phase, seats) with the table options, the contract's
     # one-hots, then the values
     s = out[:, SCALAR_OFFSET:]
@@ -135,11 +144,14 @@ def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     key = torch.where(phase == AUCTION, auction,
                       _pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
     mask = T.mask_rows.index_select(0, key)
-    hand = b.sets.gather(0, (HANDS + cur)[None]).squeeze(0)
+    hand = b.sets.view(-1).index_select(0, torch.add(ctx.slot_index[:, 0], cur, alpha=b.n))  # HANDS is row 0
     follow = hand & _pick(T.follow, game.clamp(min=0) * 5 + led)
     playable = torch.where((tl > 0) & (follow != 0), follow, hand)
-    words = torch.stack((torch.where(phase == DISCARD, hand, 0), torch.where(phase == PLAY, playable, 0)), 1)
-    cards = ((words.to(torch.int32)[:, :, None] * T.unpack_mult) >> 31).to(torch.bool)  # as the card planes
+    # the cards to discard (DISCARD) and to play (PLAY), zero in the other phases
+    words = torch.stack((hand, playable), 1).to(torch.int32) * ctx.card_phases.index_select(0, phase)
+    cards = unpack(words, ctx).view(b.n, 2, 32).view(torch.bool)
     mask[:, A.DISCARD:A.DISCARD + 32] |= cards[:, 0]
     mask[:, A.PLAY:] |= cards[:, 1]
     return mask
+
+assert HANDS == 0  # legal_mask reads the hand of position q at flat row q
