@@ -68,6 +68,7 @@ class Context:
                                        for p in range(3)], dtype=torch.int64, device=T.device)
         self.slot_index = torch.arange(n, dtype=torch.int64, device=T.device)[:, None]
         self.pos_base = T.feature_base.repeat_interleave(3)  # [15]
+        self.void_flags = T.void_rows[:32, :5].contiguous()  # [32, 5]: the voids of one relative seat
         # byte b -> its 8 bits as 8 bytes of 0 or 1, read as one int64 (little-endian)
         bits = (torch.arange(256, device=T.device)[:, None] >> torch.arange(8, device=T.device)) & 1
         self.byte_flags = bits.to(torch.uint8).contiguous().view(torch.int64).view(-1)
@@ -133,7 +134,7 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :9]  # max call, passed, called
     s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 9:]  # card points, tricks won
     s[:, S_TRICK_COUNT] = _pick(T.trick_count_value, tcount)
-    s[:, S_VOIDS:] = T.void_rows.index_select(0, rel[:, 15] | rel[:, 16] << 5 | rel[:, 17] << 10)
+    s[:, S_VOIDS:] = ctx.void_flags.index_select(0, rel[:, 15:].reshape(-1)).view(n, 15)
     return out
 
 
@@ -144,7 +145,7 @@ def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     key = torch.where(phase == AUCTION, auction,
                       _pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
     mask = T.mask_rows.index_select(0, key)
-    hand = b.sets.view(-1).index_select(0, torch.add(ctx.slot_index[:, 0], cur, alpha=b.n))  # HANDS is row 0
+    hand = b.row_at(cur)  # HANDS is row 0
     follow = hand & _pick(T.follow, game.clamp(min=0) * 5 + led)
     playable = torch.where((tl > 0) & (follow != 0), follow, hand)
     # the cards to discard (DISCARD) and to play (PLAY), zero in the other phases
@@ -153,5 +154,3 @@ def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     mask[:, A.DISCARD:A.DISCARD + 32] |= cards[:, 0]
     mask[:, A.PLAY:] |= cards[:, 1]
     return mask
-
-assert HANDS == 0  # legal_mask reads the hand of position q at flat row q
