@@ -35,7 +35,7 @@ from envs.skat.options import SkatOptions, validate_options
 from envs.skat.rules import PHASE_NAMES
 from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT, Batch, advance, card_points
 from envs.skat.vector.observe import Context, legal_mask, observe
-from envs.skat.vector.score import rewards_by_seat
+from envs.skat.vector.score import rewards_by_seat, seat_tables
 from envs.skat.vector.tables import tables
 from envs.vector import VectorState, action_tensor
 
@@ -98,7 +98,7 @@ class SkatVectorEnv:
             from envs.skat.vector.compiled import Compiled
 
             self._compiled = Compiled(self.T, self._ctx, self.options.ramsch)
-        self._system = self.options.scoring
+        self._seats = seat_tables(self.T, self.options.scoring)
         self.batch = Batch(num_envs, self.device)
         self._gen = torch.Generator(device=self.device)
         self._seed(seed)
@@ -189,7 +189,7 @@ class SkatVectorEnv:
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)
         played = (ended & (b.s[TCOUNT] > 0)).nonzero().squeeze(1)  # not passed in
         if len(played):
-            rewards[played] = rewards_by_seat(b, played, self.T, self._system, self.options.ramsch)
+            rewards.index_copy_(0, played, rewards_by_seat(b, played, self.T, self._seats, self.options.ramsch))
         self._terminated = ended
         self._ended = ended.nonzero().squeeze(1)
         return self._state(rewards, ended)
