@@ -122,18 +122,18 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     # one-hots, then the values
     s = out[:, SCALAR_OFFSET:]
     aux = ((((p * 8 + phase) * 3 + bidder) * 3 + listener) * 4 + declarer + 1) * 3 + leader
-    s.copy_(ctx.aux_rows.index_select(0, aux))
+    torch.index_select(ctx.aux_rows, 0, aux, out=s)  # straight into the vector: no temporary
     if ctx.ramsch:  # no contract in play: Ramsch
         ck = torch.where(contract >= 0, contract + 1, torch.where(phase >= PLAY, NUM_CONTRACTS + 1, 0))
     else:
         ck = contract + 1
-    s[:, S_GAME_TYPE:S_CONTRACT_END] = T.contract_rows.index_select(0, ck * 3 + level)
-    s[:, S_BID] = _pick(T.feature_value, bid)
+    torch.index_select(T.contract_rows, 0, ck * 3 + level, out=s[:, S_GAME_TYPE:S_CONTRACT_END])
+    torch.index_select(T.feature_value, 0, bid, out=s[:, S_BID])
     rel = _rows(b.pos, ctx.pos_index, p, ctx)  # [N, feature * 3 + relative seat]
     values = _pick(T.feature_value, (rel[:, :15] + ctx.pos_base).view(-1)).view(n, 15)
     s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :9]  # max call, passed, called
     s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 9:]  # card points, tricks won
-    s[:, S_TRICK_COUNT] = _pick(T.trick_count_value, tcount)
+    torch.index_select(T.trick_count_value, 0, tcount, out=s[:, S_TRICK_COUNT])
     s[:, S_VOIDS:] = ctx.void_flags.index_select(0, rel[:, 15:].reshape(-1)).view(n, 15)
     return out
 
