@@ -49,6 +49,7 @@ class Batch:
     9 the skat now (the two cards put away after a pickup), 10 the skat as dealt, 11 empty.
     ``pos[f, q]``: per position q the highest call (bid index + 1), passed, called, card points,
     tricks, voids shown (bit set of effective suits). ``dealt``: hands by position and skat.
+    ``slots``: the deal indices 0..N-1 (row r of a tensor viewed flat starts at r * N).
     """
 
     __slots__ = ("n", "device", "s", "sets", "pos", "dealt", "fresh", "slots")

@@ -1,7 +1,10 @@
 """Observation vectors and action masks of the batched Skat engine, equal to ``envs.skat.observation``
 and the rules core's ``legal_mask`` (the layout is documented there; ``OBSERVATION_VERSION`` is
-shared). Built from the state every step: card planes by one gather and a bit unpack, scalars by
-one scatter of the one-hots and a few table lookups.
+shared). Built from the state every step: the relative seats' card sets and features by one flat
+select each (the deal index is the last dimension of the state, so a select of whole rows per deal
+is cheaper than a gather or a chain of ``where`` across positions), card planes unpacked byte by
+byte through a table, scalars by table rows selected straight into the vector (``index_select``
+with ``out=``, no temporaries).
 """
 
 from __future__ import annotations

@@ -134,7 +134,6 @@ class Tables:
     feature_value: torch.Tensor  # float32: per-position feature values (bid/264, flags, points/120, tricks/10)
     trick_count_value: torch.Tensor  # float32 [11]
     void_rows: torch.Tensor  # float32 [32**3, 15] scalars 56-70 from the voids of the relative seats
-    unpack_mult: torch.Tensor  # int32 [32]: multiplying by it moves bit i to bit 31
     seat_of: torch.Tensor  # [3*3] seat of position pos when dealer deals: (dealer + 1 + pos) % 3
     pos_of_seat: torch.Tensor  # [3, 3] position of seat s when dealer deals
     # scoring
@@ -307,7 +306,6 @@ def _observation_tables() -> dict:
     t["trick_count_value"] = [_f32(v / 10.0) for v in range(11)]
     keys = np.arange(32**3)
     t["void_rows"] = ((keys[:, None] >> np.arange(15)) & 1).astype(np.float32)  # key: 5 bits per relative seat
-    t["unpack_mult"] = np.array([1 << (31 - i) for i in range(32)], dtype=np.uint32).view(np.int32)
     t["seat_of"] = [(d + 1 + pos) % 3 for d in range(3) for pos in range(3)]
     t["pos_of_seat"] = [[(s - d - 1) % 3 for s in range(3)] for d in range(3)]
     return t
@@ -340,7 +338,6 @@ def tables(device: str | torch.device = "cpu") -> Tables:
         void_rows=f32(h["void_rows"]),
         aux_rows=f32(h["aux_rows"]),
         contract_rows=f32(h["contract_rows"]),
-        unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
         made=torch.as_tensor(np.asarray(h["made"], dtype=bool), device=device),
         score_a={s: i64(v) for s, v in h["score_a"].items()},
         score_b={s: i64(v) for s, v in h["score_b"].items()},
