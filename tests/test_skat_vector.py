@@ -238,7 +238,7 @@ def test_scores_equal_settle_and_seat_scores(system):
         SKAT_POINTS,
         Batch,
     )
-    from envs.skat.vector.score import rewards_by_seat
+    from envs.skat.vector.score import rewards_by_seat, seat_tables
     from envs.skat.vector.tables import tables
 
     rng = np.random.default_rng(1)
@@ -257,6 +257,7 @@ def test_scores_equal_settle_and_seat_scores(system):
         b.s[[CONTRACT, DECLARER, LEVEL, BID, DEALER, SKAT_POINTS, LEADER], i] = torch.tensor(
             [ci, d if ci >= 0 else -1, level, bid_index + 1, dealer, skat_points, d])
         b.sets[d, i], b.sets[SKAT_NOW, i], b.sets[SKAT_DEALT, i] = hand, skat, skat
+        b.dealt[d, i], b.dealt[3, i] = hand, skat
         b.pos[F_POINTS, :, i], b.pos[F_TRICKS, :, i] = torch.tensor(points), torch.tensor(tricks)
         if ci < 0:
             pts = list(points)
@@ -267,7 +268,7 @@ def test_scores_equal_settle_and_seat_scores(system):
             o = settle(c, A.BID_VALUES[bid_index], hand | skat, points[d] + skat_points, tricks[d], 2**level)
             by_pos = seat_scores(o, d, system)
         want.append([float(by_pos[(s - dealer - 1) % 3]) for s in range(3)])
-    got = rewards_by_seat(b, torch.arange(n), T, system, ramsch=True)
+    got = rewards_by_seat(b, torch.arange(n), T, seat_tables(T, system), ramsch=True)
     assert got.tolist() == want
     assert isinstance(Outcome, type)
 

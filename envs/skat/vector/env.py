@@ -35,7 +35,7 @@ from envs.skat.options import SkatOptions, validate_options
 from envs.skat.rules import PHASE_NAMES
 from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT, Batch, advance, card_points
 from envs.skat.vector.observe import Context, legal_mask, observe
-from envs.skat.vector.score import rewards_by_seat
+from envs.skat.vector.score import rewards_by_seat, seat_tables
 from envs.skat.vector.tables import tables
 from envs.vector import VectorState, action_tensor
 
@@ -90,12 +90,15 @@ class SkatVectorEnv:
         self.validate = bool(validate)
         self.T = tables(self.device)
         self._ctx = Context(self.T, self.options, num_envs)
+        # the seat of position q when dealer d deals at d * 4 + 1 + q, -1 for no position (q = -1)
+        self._seat_or_none = torch.cat((torch.full((3, 1), -1, device=self.device), self.T.seat_of.view(3, 3)),
+                                       1).view(-1)
         self._compiled = None
         if compile:
             from envs.skat.vector.compiled import Compiled
 
             self._compiled = Compiled(self.T, self._ctx, self.options.ramsch)
-        self._system = self.options.scoring
+        self._seats = seat_tables(self.T, self.options.scoring)
         self.batch = Batch(num_envs, self.device)
         self._gen = torch.Generator(device=self.device)
         self._seed(seed)
@@ -176,16 +179,17 @@ class SkatVectorEnv:
             raise ValueError("step() before reset(): call reset() to deal")
         b = self.batch
         done = self._terminated
+        clamped = a.clamp(0, A.NUM_ACTIONS - 1)
         if self.validate:
-            self._check(a, done)
-        a = a.clamp(0, A.NUM_ACTIONS - 1)
+            self._check(a, clamped, done)
+        a = clamped
         ended = advance(b, a, self.T, self.options.kontra, self.options.ramsch)
         if len(self._ended):
             self._deal(self._ended)
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)
         played = (ended & (b.s[TCOUNT] > 0)).nonzero().squeeze(1)  # not passed in
         if len(played):
-            rewards[played] = rewards_by_seat(b, played, self.T, self._system, self.options.ramsch)
+            rewards.index_copy_(0, played, rewards_by_seat(b, played, self.T, self._seats, self.options.ramsch))
         self._terminated = ended
         self._ended = ended.nonzero().squeeze(1)
         return self._state(rewards, ended)
@@ -195,8 +199,9 @@ class SkatVectorEnv:
         self._mask = legal_mask(b, T, self._ctx)
         observation = self._compiled.observe(b) if self._compiled is not None else observe(b, T, self._ctx)
         phase, cur, declarer, dealer = b.s[PHASE], b.s[CUR], b.s[DECLARER], b.s[DEALER]
-        declarer = torch.where(declarer >= 0, T.seat_of.index_select(0, dealer * 3 + declarer.clamp(min=0)), -1)
-        player = T.seat_of.index_select(0, dealer * 3 + cur)
+        base = dealer * 4 + 1
+        declarer = self._seat_or_none.index_select(0, base + declarer)
+        player = self._seat_or_none.index_select(0, base + cur)
         if len(self._ended):  # a finished deal has no decision: as envs.vector.AECVectorEnv shows it
             observation.index_fill_(0, self._ended, 0.0)
             self._mask.index_fill_(0, self._ended, False)
@@ -228,11 +233,10 @@ class SkatVectorEnv:
     def _action_arg(self, actions: Any) -> torch.Tensor:
         return action_tensor(actions, self.num_envs, self.device, "deal")
 
-    def _check(self, a: torch.Tensor, done: torch.Tensor) -> None:
-        in_range = (a >= 0) & (a < A.NUM_ACTIONS)
-        legal = self._mask.gather(1, a.clamp(0, A.NUM_ACTIONS - 1)[:, None]).squeeze(1) & in_range
-        bad = ~legal & ~done
-        if bool(bad.any()):
+    def _check(self, a: torch.Tensor, clamped: torch.Tensor, done: torch.Tensor) -> None:
+        legal = self._mask.view(-1).index_select(0, torch.add(clamped, self.batch.slots, alpha=A.NUM_ACTIONS))
+        if not bool(((legal & (clamped == a)) | done).all()):
+            bad = ~(legal & (clamped == a)) & ~done
             i = int(bad.nonzero()[0, 0])
             act = int(a[i])
             name = A.ACTION_NAMES[act] if 0 <= act < A.NUM_ACTIONS else f"{act} (out of range 0..{A.NUM_ACTIONS - 1})"

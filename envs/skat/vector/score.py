@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import torch
 
-from envs.skat.cards import NULL
 from envs.skat.scoring import DURCHMARSCH_SCORE
 from envs.skat.vector.engine import (
     BID,
@@ -15,51 +14,53 @@ from envs.skat.vector.engine import (
     DECLARER,
     F_POINTS,
     F_TRICKS,
-    HANDS,
     LEADER,
     LEVEL,
-    PLAYED,
-    SKAT_DEALT,
-    SKAT_NOW,
     SKAT_POINTS,
     Batch,
 )
 from envs.skat.vector.tables import NB, Tables
+
+SKAT_ROW = 3  # of Batch.dealt (hands by position, then the skat)
 
 
 def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return table.index_select(0, index)
 
 
-def rewards_by_seat(b: Batch, idx: torch.Tensor, T: Tables, system: str, ramsch: bool) -> torch.Tensor:
+def seat_tables(T: Tables, system: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """[2 * 9, 3] by (won, dealer, declarer position): per seat the factor of the declarer score and
+    the constant (``seat_scores`` is affine in it)."""
+    rel = T.rel_seat  # [dealer * 3 + declarer position, seat] -> seat relative to the declarer
+    return T.score_a[system][:, rel].reshape(18, 3), T.score_b[system][:, rel].reshape(18, 3)
+
+
+def rewards_by_seat(b: Batch, idx: torch.Tensor, T: Tables, seats: tuple[torch.Tensor, torch.Tensor],
+                    ramsch: bool) -> torch.Tensor:
     """float32 [M, 3]: what each seat (player_0..2) scores in the deals ``idx``, played out in this
-    step. Ramsch gives the skat's points to the winner of the last trick, in ``b.pos`` too (the
-    final observation shows them)."""
-    s, sets, pos = b.s[:, idx], b.sets[:, idx], b.pos[F_POINTS:F_TRICKS + 1, :, idx]
+    step (``seats``: :func:`seat_tables` of the scoring system). Ramsch gives the skat's points to
+    the winner of the last trick, in ``b.pos`` too (the final observation shows them)."""
+    s, pos, dealt = b.s[:, idx], b.pos[F_POINTS:F_TRICKS + 1, :, idx], b.dealt[:, idx]
     contract, declarer, level, bid, dealer = s[CONTRACT], s[DECLARER], s[LEVEL], s[BID], s[DEALER]
     points, tricks = pos[0], pos[1]
-    d = declarer.clamp(min=0)[None]
+    d = declarer.clamp(min=0)
     c = contract.clamp(min=0)
-    # the declarer's game: value by (contract, matadors, points and tricks class), then the bid
-    cards = ((sets[HANDS:HANDS + 3] | sets[PLAYED:PLAYED + 3]).gather(0, d)[0] | sets[SKAT_NOW]
-             | sets[SKAT_DEALT])
-    d_points = points.gather(0, d)[0] + s[SKAT_POINTS]
-    d_tricks = tricks.gather(0, d)[0]
+    # the declarer's game: value by (contract, matadors, points and tricks class), then the bid; the
+    # matadors count the cards the declarer held: the hand dealt and the skat
+    cards = dealt.gather(0, d[None])[0] | dealt[SKAT_ROW]
+    d_points = points.gather(0, d[None])[0] + s[SKAT_POINTS]
+    d_tricks = tricks.gather(0, d[None])[0]
     game = _pick(T.contract_game, c)
-    seq = cards[:, None] >> T.seq.index_select(0, game.clamp(max=4)) & 1
-    mat = torch.where(game == NULL, 1, _pick(T.matadors, game.clamp(max=4) * 2048 + (seq * T.pow11).sum(1)))
-    pclass = (d_points >= 31).long() + (d_points >= 61) + (d_points >= 90)
-    tclass = (d_tricks >= 1).long() + (d_tricks >= 10)
-    key = ((c * 12 + mat) * 4 + pclass) * 3 + tclass
+    seq = cards[:, None] >> T.seq.index_select(0, game) & 1
+    mat = _pick(T.matadors, game * 2048 + (seq * T.pow11).sum(1))
+    key = (c * 12 + mat) * 12 + _pick(T.point_trick_class, d_points * 11 + d_tricks)
     value = _pick(T.value, key)
     overbid = value < _pick(T.bid_value, bid)
     value = torch.where(overbid, _pick(T.overbid_value, c * (NB + 1) + bid), value)
     won = (_pick(T.made, key) & ~overbid).long()
-    x = value * (1 << level) * _pick(T.declarer_sign, won)
-    # seats relative to the declarer: 0 the declarer, 1 and 2 the next seats
-    rel = T.rel_seat.index_select(0, dealer * 3 + d[0]).t()  # [3 seats, M]
-    scores = (T.score_a[system].index_select(0, won).t().gather(0, rel) * x
-              + T.score_b[system].index_select(0, won).t().gather(0, rel))
+    x = (value << level) * _pick(T.declarer_sign, won)
+    k = (won * 3 + dealer) * 3 + d
+    scores = seats[0].index_select(0, k) * x[:, None] + seats[1].index_select(0, k)  # [M, seats]
     if ramsch:  # Ramsch: a Durchmarsch wins; else the most points lose them, doubled per player without a trick
         is_ramsch = contract < 0
         points = points + (T.ar3[:, None] == s[LEADER]) * (s[SKAT_POINTS] * is_ramsch)
@@ -70,5 +71,5 @@ def rewards_by_seat(b: Batch, idx: torch.Tensor, T: Tables, system: str, ramsch:
         r = torch.where(points == top, -(top * factor), 0)
         r = torch.where(sweep.any(0), sweep * DURCHMARSCH_SCORE, r)  # by position
         r = r.gather(0, T.pos_of_seat.index_select(0, dealer).t())
-        scores = torch.where(is_ramsch, r, scores)
-    return scores.t().to(torch.float32)
+        scores = torch.where(is_ramsch[:, None], r.t(), scores)
+    return scores.to(torch.float32)

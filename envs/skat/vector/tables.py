@@ -134,13 +134,13 @@ class Tables:
     feature_value: torch.Tensor  # float32: per-position feature values (bid/264, flags, points/120, tricks/10)
     trick_count_value: torch.Tensor  # float32 [11]
     void_rows: torch.Tensor  # float32 [32**3, 15] scalars 56-70 from the voids of the relative seats
-    unpack_mult: torch.Tensor  # int32 [32]: multiplying by it moves bit i to bit 31
     seat_of: torch.Tensor  # [3*3] seat of position pos when dealer deals: (dealer + 1 + pos) % 3
     pos_of_seat: torch.Tensor  # [3, 3] position of seat s when dealer deals
     # scoring
-    seq: torch.Tensor  # [5, 11] trump sequence (matadors) per game type, padded with card 0
+    seq: torch.Tensor  # [6, 11] trump sequence (matadors) per game type, padded with card 0 (null: none)
     pow11: torch.Tensor  # [11] 1 << j
-    matadors: torch.Tensor  # [5*2048] |matadors| of game type g and which of its sequence's cards are held
+    matadors: torch.Tensor  # [6*2048] |matadors| of game type g and which of its sequence's cards are held
+    point_trick_class: torch.Tensor  # [121*11] (declarer's points, tricks) -> points class * 3 + tricks class
     rel_seat: torch.Tensor  # [3*3, 3] (dealer, declarer position) -> per seat its position relative to the declarer
     action_points: torch.Tensor  # [A] card points of the card of a play or discard action, else 0
     value: torch.Tensor  # [29*12*4*3] game value without the bid (contract, |matadors|, points, tricks class)
@@ -151,11 +151,17 @@ class Tables:
     score_b: dict  # system -> [2, 3] constant
 
 
+# the declarer's card points and tricks in the classes the settle tables are built on: points 0-30,
+# 31-60, 61-89, 90-120 (schneider, lost, won, schneider), tricks 0, 1-9, 10 (schwarz)
+POINTS_CLASS = [(p >= 31) + (p >= 61) + (p >= 90) for p in range(TOTAL_POINTS + 1)]
+TRICKS_CLASS = [(t >= 1) + (t >= 10) for t in range(11)]
+
+
 def _settle_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Game value and made flag by (contract, |matadors|, points class, tricks class) with no bid,
     and the overbid value by (contract, bid index + 1), all from ``settle``."""
-    points_rep = (20, 45, 75, 100)  # classes 0-30, 31-60, 61-89, 90-120
-    tricks_rep = (0, 5, 10)  # classes 0, 1-9, 10
+    points_rep = (20, 45, 75, 100)  # one of each POINTS_CLASS
+    tricks_rep = (0, 5, 10)  # one of each TRICKS_CLASS
     n = len(A.CONTRACTS)
     value = np.zeros((n, 12, 4, 3), dtype=np.int64)
     made = np.zeros((n, 12, 4, 3), dtype=bool)
@@ -230,14 +236,16 @@ def _host_tables() -> dict:
     t["low_pos"] = [(m & -m).bit_length() - 1 if m else 0 for m in range(8)]
     t["mask_rows"] = mask_rows()
     t.update(_observation_tables())
-    seq = np.zeros((5, 11), dtype=np.int64)
-    mat = np.zeros((5, 2048), dtype=np.int64)
+    seq = np.zeros((6, 11), dtype=np.int64)
+    mat = np.ones((6, 2048), dtype=np.int64)  # null (no trumps): the settle tables' row "with 1"
     for g in range(5):
         s = TRUMP_SEQUENCES[g]
         seq[g, : len(s)] = s
         for key in range(2048):  # bit j: the j-th card of the sequence is held (bits past its end ignored)
             mat[g, key] = abs(matadors(g, sum(1 << c for j, c in enumerate(s) if key >> j & 1)))
     t["seq"], t["matadors"], t["pow11"] = seq, mat.reshape(-1), [1 << j for j in range(11)]
+    t["point_trick_class"] = [POINTS_CLASS[pts] * 3 + TRICKS_CLASS[tr] for pts in range(TOTAL_POINTS + 1)
+                              for tr in range(11)]
     t["rel_seat"] = [[((s - d - 1) % 3 - q) % 3 for s in range(3)] for d in range(3) for q in range(3)]
     t["action_points"] = [POINTS[ac[a]] if ab[a] else 0 for a in range(A.NUM_ACTIONS)]
     value, made, over = _settle_tables()
@@ -298,7 +306,6 @@ def _observation_tables() -> dict:
     t["trick_count_value"] = [_f32(v / 10.0) for v in range(11)]
     keys = np.arange(32**3)
     t["void_rows"] = ((keys[:, None] >> np.arange(15)) & 1).astype(np.float32)  # key: 5 bits per relative seat
-    t["unpack_mult"] = np.array([1 << (31 - i) for i in range(32)], dtype=np.uint32).view(np.int32)
     t["seat_of"] = [(d + 1 + pos) % 3 for d in range(3) for pos in range(3)]
     t["pos_of_seat"] = [[(s - d - 1) % 3 for s in range(3)] for d in range(3)]
     return t
@@ -318,8 +325,8 @@ def tables(device: str | torch.device = "cpu") -> Tables:
 
     ints = ("bit", "pow32", "action_bit", "action_card", "eff", "follow", "winner_points", "points_byte",
             "deal_order", "bid_value", "contract_game", "low_pos",
-            "feature_base", "seat_of", "pos_of_seat", "seq", "matadors", "pow11", "rel_seat", "action_points",
-            "value", "overbid_value", "declarer_sign")
+            "feature_base", "seat_of", "pos_of_seat", "seq", "matadors", "point_trick_class", "pow11", "rel_seat",
+            "action_points", "value", "overbid_value", "declarer_sign")
     return Tables(
         device=device,
         ar3=i64([0, 1, 2]),
@@ -331,7 +338,6 @@ def tables(device: str | torch.device = "cpu") -> Tables:
         void_rows=f32(h["void_rows"]),
         aux_rows=f32(h["aux_rows"]),
         contract_rows=f32(h["contract_rows"]),
-        unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
         made=torch.as_tensor(np.asarray(h["made"], dtype=bool), device=device),
         score_a={s: i64(v) for s, v in h["score_a"].items()},
         score_b={s: i64(v) for s, v in h["score_b"].items()},
