@@ -93,9 +93,11 @@ class SkatDescription(GameDescription):
         from envs.skat.options import validate_options
         from envs.skat.vector import vector_env
 
+        # The engine's own switches are not game options: only the batched engine takes them.
+        engine = {k: options.pop(k) for k in ("compile", "validate") if k in options}
         if not validate_options(**options).classic:
             return super().vector_env(num_envs, device=device, seed=seed, **options)
-        return vector_env(num_envs, device=device, seed=seed, **options)
+        return vector_env(num_envs, device=device, seed=seed, **engine, **options)
 
     def decode(self, vector: np.ndarray) -> Any:
         from envs.skat.observation import decode
