@@ -18,6 +18,16 @@ def test_shipped_configs_load(name):
     assert cfg.game == name.split("_")[0] and cfg.algorithm == "ppo"
 
 
+@pytest.mark.parametrize("path", sorted((CONFIGS.parent / "checkpoints").glob("*.pt")), ids=lambda p: p.name)
+def test_shipped_checkpoints_keep_the_default_folders(path):
+    """``--init``/``--resume`` of a shipped checkpoint starts from its stored config: a new run must write under
+    runs/ and checkpoints/ of the user's checkout, not into folders of the machine it was trained on."""
+    import torch
+
+    config = torch.load(path, weights_only=True)["config"]
+    assert (config["runs_dir"], config["checkpoint_dir"]) == ("runs", "checkpoints")
+
+
 def test_set_overrides_convert_types():
     cfg = load_config(overrides=[
         "num_envs=8", "total_timesteps=1e5", "ppo.learning_rate=1e-3", "ppo.target_kl=0.02", "hidden=64,32",
