@@ -233,9 +233,16 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
     else:
         with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
             pool = mp.get_context("spawn").Pool(min(workers, len(jobs)))
-        with pool:
+        try:
             for index, part in pool.imap_unordered(_chunk_job, jobs):
                 done(index, part)
+            pool.close()  # workers leave on the pool's sentinels; they ignore SIGTERM: terminate() could wait forever
+            pool.join()
+        finally:
+            for process in getattr(pool, "_pool", []):  # an error or Ctrl-C: stop them the way they cannot ignore
+                if process.is_alive():
+                    process.kill()
+            pool.terminate()
     bar.close()
     ordered = [dict(parts[i]) for i in range(len(sizes))]
     for i, part in enumerate(ordered):
