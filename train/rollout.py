@@ -298,6 +298,7 @@ class Collector:
             except (BrokenPipeError, OSError):
                 pass
             process.join(timeout=5)
-            if process.is_alive():
-                process.terminate()
+            if process.is_alive():  # workers ignore SIGTERM (children_ignore_signals): terminate() would not stop it
+                process.kill()
+                process.join(timeout=5)
         self.remotes = []
