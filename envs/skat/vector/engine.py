@@ -32,6 +32,8 @@ FRESH = {"phase": AUCTION, "cur": 1, "bid": 0, "stage": 1, "bidder": 1, "listene
 F_CALL, F_PASSED, F_CALLED, F_POINTS, F_TRICKS, F_VOIDS = range(6)
 # rows of Batch.sets
 HANDS, PLAYED, TRICK, SKAT_NOW, SKAT_DEALT, EMPTY = 0, 3, 6, 9, 10, 11
+# row of Batch.dealt after the three hands by position
+DEALT_SKAT = 3
 
 
 class Batch:
@@ -83,13 +85,13 @@ class Batch:
         self.s.index_copy_(1, idx, fresh)
         sets = torch.zeros(12, m, dtype=torch.int64, device=self.device)
         sets[HANDS:HANDS + 3] = cards[:3]
-        sets[SKAT_NOW] = sets[SKAT_DEALT] = cards[3]
+        sets[SKAT_NOW] = sets[SKAT_DEALT] = cards[DEALT_SKAT]
         self.sets.index_copy_(1, idx, sets)
         self.pos.index_fill_(2, idx, 0)
         self.dealt.index_copy_(1, idx, cards)
 
 
-def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+def pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """``table[index]`` for a 1-d table (index_select: several times faster than indexing)."""
     return table.index_select(0, index)
 
@@ -105,7 +107,7 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, kontra: bool, ramsch: bool) ->
     new_phase, new_cur = phase, p
     ended = torch.zeros(n, dtype=torch.bool, device=b.device)
     start_play = torch.zeros_like(ended)
-    bit = _pick(T.action_bit, a)  # the card of a play or discard (0 for other actions)
+    bit = pick(T.action_bit, a)  # the card of a play or discard (0 for other actions)
     is_play = phase == PLAY
     bit_play = bit * is_play
     d_hand, d_skat = bit, bit - bit_play
@@ -121,28 +123,28 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, kontra: bool, ramsch: bool) ->
     if counts[DISCARD]:
         is_discard = phase == DISCARD
         second = is_discard & (b.sets[SKAT_NOW] != 0)  # the skat held one card: now two
-        skat_points = skat_points + _pick(T.action_points, a) * is_discard
+        skat_points = skat_points + pick(T.action_points, a) * is_discard
         new_phase = torch.where(second, DECLARE, new_phase)
 
     if counts[PLAY]:
-        card = _pick(T.action_card, a)
+        card = pick(T.action_card, a)
         g = game.clamp(min=0)
         first = tl == 0
-        led = torch.where(first, _pick(T.eff, g * 32 + card), led)
+        led = torch.where(first, pick(T.eff, g * 32 + card), led)
         hand = b.row_at(p)  # HANDS is row 0
-        void = is_play & ~first & ((hand & _pick(T.follow, g * 5 + led)) == 0)
+        void = is_play & ~first & ((hand & pick(T.follow, g * 5 + led)) == 0)
         b.pos[F_VOIDS].bitwise_or_(onehot * (void.long() << led))
         tpack = torch.where(first, card, tpack * 32 + card)  # led and tpack are only read inside a trick
         complete = is_play & (tl == 2)
-        wp = _pick(T.winner_points, g * 32768 + tpack)
-        w = _pick(T.mod3, leader + (wp & 3))
+        wp = pick(T.winner_points, g * 32768 + tpack)
+        w = pick(T.mod3, leader + (wp & 3))
         won = (T.ar3[:, None] == w) & complete
         b.pos[F_TRICKS].add_(won)
         b.pos[F_POINTS].add_(won * (wp >> 2))
         tcount = tcount + complete
         leader = torch.where(complete, w, leader)
         tl = torch.where(complete, 0, tl + is_play)
-        new_cur = torch.where(is_play, torch.where(complete, w, _pick(T.mod3, p + 1)), new_cur)
+        new_cur = torch.where(is_play, torch.where(complete, w, pick(T.mod3, p + 1)), new_cur)
         over = complete & ((tcount == 10) | ((g == NULL) & (w == declarer)))
         new_phase = torch.where(over, DONE, new_phase)
         ended |= over
@@ -192,7 +194,7 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, kontra: bool, ramsch: bool) ->
         is_decl = phase == DECLARE
         chosen = (a - A.DECLARE).clamp(0, NUM_CONTRACTS - 1)
         contract = torch.where(is_decl, chosen, contract)
-        game = torch.where(is_decl, _pick(T.contract_game, chosen), game)
+        game = torch.where(is_decl, pick(T.contract_game, chosen), game)
         if kontra:  # the defenders who made or held a call may double, forehand first
             defenders = b.pos[F_CALLED] * (T.ar3[:, None] != declarer)
             kq = torch.where(is_decl, (defenders << T.ar3[:, None]).sum(0), kq)
@@ -214,7 +216,7 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, kontra: bool, ramsch: bool) ->
     if next_kontra is not None:
         asked = next_kontra & (kq != 0)
         new_phase = torch.where(asked, KONTRA, new_phase)
-        new_cur = torch.where(asked, _pick(T.low_pos, kq), new_cur)
+        new_cur = torch.where(asked, pick(T.low_pos, kq), new_cur)
         kq = torch.where(asked, kq & (kq - 1), kq)
         start_play |= next_kontra & ~asked
     new_phase = torch.where(start_play, PLAY, new_phase)
@@ -226,9 +228,9 @@ def advance(b: Batch, a: torch.Tensor, T: Tables, kontra: bool, ramsch: bool) ->
 
 def card_points(cards: torch.Tensor, T: Tables) -> torch.Tensor:
     """Card points of bit sets, byte by byte."""
-    total = _pick(T.points_byte, cards & 255)
+    total = pick(T.points_byte, cards & 255)
     for k in (1, 2, 3):
-        total = total + _pick(T.points_byte, 256 * k + (cards >> 8 * k & 255))
+        total = total + pick(T.points_byte, 256 * k + (cards >> 8 * k & 255))
     return total
 
 

@@ -235,8 +235,9 @@ class SkatVectorEnv:
 
     def _check(self, a: torch.Tensor, clamped: torch.Tensor, done: torch.Tensor) -> None:
         legal = self._mask.view(-1).index_select(0, torch.add(clamped, self.batch.slots, alpha=A.NUM_ACTIONS))
-        if not bool(((legal & (clamped == a)) | done).all()):
-            bad = ~(legal & (clamped == a)) & ~done
+        ok = (legal & (clamped == a)) | done
+        if not bool(ok.all()):
+            bad = ~ok
             i = int(bad.nonzero()[0, 0])
             act = int(a[i])
             name = A.ACTION_NAMES[act] if 0 <= act < A.NUM_ACTIONS else f"{act} (out of range 0..{A.NUM_ACTIONS - 1})"

@@ -14,7 +14,7 @@ import torch
 from envs.skat import actions as A
 from envs.skat.observation import OBSERVATION_SIZE, SCALAR_OFFSET
 from envs.skat.rules import AUCTION, DECLARE, DISCARD, DONE, KONTRA, PLAY, RE, SKAT
-from envs.skat.vector.engine import EMPTY, HANDS, NUM_CONTRACTS, PLAYED, SKAT_DEALT, SKAT_NOW, TRICK, Batch
+from envs.skat.vector.engine import EMPTY, HANDS, NUM_CONTRACTS, PLAYED, SKAT_DEALT, SKAT_NOW, TRICK, Batch, pick
 from envs.skat.vector.tables import (
     K_BIDDER,
     K_CARDS,
@@ -46,7 +46,7 @@ _PHASE_KEY = {AUCTION: K_BIDDER, SKAT: K_SKAT, DISCARD: K_CARDS, DECLARE: K_DECL
 class Context:
     """What every observation of one env shares: the one-hot rows with the table options set, and
     the row indices that read the relative seats' card sets and per-position features with one
-    gather each."""
+    flat select each."""
 
     def __init__(self, T: Tables, options, n: int) -> None:
         self.aux_rows = T.aux_rows.clone()
@@ -79,9 +79,6 @@ class Context:
         self.card_phases = torch.tensor([[ph == DISCARD, ph == PLAY] for ph in range(8)], dtype=torch.int32,
                                         device=T.device)
 
-
-def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    return table.index_select(0, index)
 
 
 def _rows(x: torch.Tensor, index: torch.Tensor, key: torch.Tensor, ctx: Context) -> torch.Tensor:
@@ -117,7 +114,7 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     # select; unpacked byte by byte through a table of 8 flags per byte, converted to float32 by
     # copying them into the vector
     show_skat = (declarer == p) * taken
-    ouvert = _pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
+    ouvert = pick(T.contract_ouvert, contract.clamp(min=0)) & (contract >= 0) & (phase >= PLAY)
     key = ((p * 2 + show_skat) * 2 + ouvert) * 3 + declarer.clamp(min=0)
     words = _rows(b.sets, ctx.word_index, key, ctx).to(torch.int32)  # [N, 10]
     out[:, :SCALAR_OFFSET].view(n, 10, 32).copy_(unpack(words, ctx).view(n, 10, 32))
@@ -133,7 +130,7 @@ def observe(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     torch.index_select(T.contract_rows, 0, ck * 3 + level, out=s[:, S_GAME_TYPE:S_CONTRACT_END])
     torch.index_select(T.feature_value, 0, bid, out=s[:, S_BID])
     rel = _rows(b.pos, ctx.pos_index, p, ctx)  # [N, feature * 3 + relative seat]
-    values = _pick(T.feature_value, (rel[:, :15] + ctx.pos_base).view(-1)).view(n, 15)
+    values = pick(T.feature_value, (rel[:, :15] + ctx.pos_base).view(-1)).view(n, 15)
     s[:, S_MAX_CALL:S_MAX_CALL + 9] = values[:, :9]  # max call, passed, called
     s[:, S_CARD_POINTS:S_CARD_POINTS + 6] = values[:, 9:]  # card points, tricks won
     torch.index_select(T.trick_count_value, 0, tcount, out=s[:, S_TRICK_COUNT])
@@ -146,10 +143,10 @@ def legal_mask(b: Batch, T: Tables, ctx: Context) -> torch.Tensor:
     (phase, cur, bid, stage, _, listener, _, _, game, taken, _, _, _, tl, led, *_) = b.s.unbind(0)
     auction = torch.where(stage == 3, K_STAGE3, torch.where(cur == listener, K_LISTENER, K_BIDDER + bid))
     key = torch.where(phase == AUCTION, auction,
-                      _pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
+                      pick(ctx.phase_keys, phase) + (phase == DECLARE) * (taken * (NB + 1) + bid))
     mask = T.mask_rows.index_select(0, key)
     hand = b.row_at(cur)  # HANDS is row 0
-    follow = hand & _pick(T.follow, game.clamp(min=0) * 5 + led)
+    follow = hand & pick(T.follow, game.clamp(min=0) * 5 + led)
     playable = torch.where((tl > 0) & (follow != 0), follow, hand)
     # the cards to discard (DISCARD) and to play (PLAY), zero in the other phases
     words = torch.stack((hand, playable), 1).to(torch.int32) * ctx.card_phases.index_select(0, phase)

@@ -11,6 +11,7 @@ from envs.skat.vector.engine import (
     BID,
     CONTRACT,
     DEALER,
+    DEALT_SKAT,
     DECLARER,
     F_POINTS,
     F_TRICKS,
@@ -18,14 +19,9 @@ from envs.skat.vector.engine import (
     LEVEL,
     SKAT_POINTS,
     Batch,
+    pick,
 )
 from envs.skat.vector.tables import NB, Tables
-
-SKAT_ROW = 3  # of Batch.dealt (hands by position, then the skat)
-
-
-def _pick(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    return table.index_select(0, index)
 
 
 def seat_tables(T: Tables, system: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -47,18 +43,18 @@ def rewards_by_seat(b: Batch, idx: torch.Tensor, T: Tables, seats: tuple[torch.T
     c = contract.clamp(min=0)
     # the declarer's game: value by (contract, matadors, points and tricks class), then the bid; the
     # matadors count the cards the declarer held: the hand dealt and the skat
-    cards = dealt.gather(0, d[None])[0] | dealt[SKAT_ROW]
+    cards = dealt.gather(0, d[None])[0] | dealt[DEALT_SKAT]
     d_points = points.gather(0, d[None])[0] + s[SKAT_POINTS]
     d_tricks = tricks.gather(0, d[None])[0]
-    game = _pick(T.contract_game, c)
+    game = pick(T.contract_game, c)
     seq = cards[:, None] >> T.seq.index_select(0, game) & 1
-    mat = _pick(T.matadors, game * 2048 + (seq * T.pow11).sum(1))
-    key = (c * 12 + mat) * 12 + _pick(T.point_trick_class, d_points * 11 + d_tricks)
-    value = _pick(T.value, key)
-    overbid = value < _pick(T.bid_value, bid)
-    value = torch.where(overbid, _pick(T.overbid_value, c * (NB + 1) + bid), value)
-    won = (_pick(T.made, key) & ~overbid).long()
-    x = (value << level) * _pick(T.declarer_sign, won)
+    mat = pick(T.matadors, game * 2048 + (seq * T.pow11).sum(1))
+    key = (c * 12 + mat) * 12 + pick(T.point_trick_class, d_points * 11 + d_tricks)
+    value = pick(T.value, key)
+    overbid = value < pick(T.bid_value, bid)
+    value = torch.where(overbid, pick(T.overbid_value, c * (NB + 1) + bid), value)
+    won = (pick(T.made, key) & ~overbid).long()
+    x = (value << level) * pick(T.declarer_sign, won)
     k = (won * 3 + dealer) * 3 + d
     scores = seats[0].index_select(0, k) * x[:, None] + seats[1].index_select(0, k)  # [M, seats]
     if ramsch:  # Ramsch: a Durchmarsch wins; else the most points lose them, doubled per player without a trick

@@ -128,15 +128,15 @@ class Rules:
         self.max_turns = o.max_turns
 
 
-def knock_open(b: Batch, T: Tables, R: Rules, hand: torch.Tensor | None = None) -> torch.Tensor:
-    """[N] bool: the player to act (``hand``: theirs, when known) may knock (nobody has, the turn
-    allows it, the hand is good enough)."""
+def knock_open(b: Batch, T: Tables, R: Rules, hand: torch.Tensor) -> torch.Tensor:
+    """[N] bool: the player to act, holding ``hand``, may knock (nobody has, the turn allows it, the
+    hand is good enough)."""
     s = b.s
     ok = s[KNOCKER] < 0
     if R.after_first_round:
         ok &= s[TURN] >= T.active.index_select(0, s[ALIVE])
     if R.min_knock is not None:
-        ok &= hand_value(b.hand.gather(0, s[CUR][None])[0] if hand is None else hand, T) >= R.min_knock
+        ok &= hand_value(hand, T) >= R.min_knock
     return ok
 
 

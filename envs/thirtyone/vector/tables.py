@@ -41,7 +41,6 @@ class Tables:
     suit_shift: torch.Tensor  # [4] 13 * suit
     bit: torch.Tensor  # [53] 1 << card, 0 at 52
     next_seat: torch.Tensor  # [2**n * n] next seat clockwise that is still in (by alive mask, seat)
-    round_pos: torch.Tensor  # [2**n * n * n] (alive mask, dealer, seat) -> place from the dealer's left (-1 out)
     deal_at: torch.Tensor  # [2**n * n, 3n + 1] (alive mask, dealer) -> deck positions dealt (see _host)
     seated: torch.Tensor  # bool [2**n, n] alive mask -> the seats in
     dealt_stock: torch.Tensor  # [2**n] alive mask -> the stock left after a deal
@@ -80,7 +79,7 @@ def _host(n: int) -> dict:
                 assert next_seat[s] == next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n])
         for s in range(n):  # the next seat clockwise that is in (from any seat, in or out)
             nxt[mask, s] = next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n])
-    t["next_seat"], t["round_pos"] = nxt.reshape(-1), pos.reshape(-1)
+    t["next_seat"] = nxt.reshape(-1)
     t["active"] = [bin(m).count("1") for m in range(1 << n)]
     # a deal by (alive mask, dealer): the deck position of card k of seat s at k * n + s (0 for a seat
     # out), the turned-up card's at 3 n; the seats in; the stock left
@@ -128,7 +127,7 @@ def tables(n: int, device: str | torch.device = "cpu") -> Tables:
         suit_cards=torch.tensor(h["suit_cards"], dtype=torch.bool, device=device),
         mask_tail=torch.tensor(h["mask_tail"], dtype=torch.bool, device=device),
         suit_shift=i64([RANKS * s for s in range(4)]), bit=i64(h["bit"]),
-        next_seat=i64(h["next_seat"]), round_pos=i64(h["round_pos"]), deal_at=i64(h["deal_at"]),
+        next_seat=i64(h["next_seat"]), deal_at=i64(h["deal_at"]),
         seated=torch.tensor(h["seated"], dtype=torch.bool, device=device), dealt_stock=i64(h["dealt_stock"]),
         active=i64(h["active"]), rot=i64(h["rot"]), seat_ids=i64(range(n))[:, None],
         unpack_mult=torch.as_tensor(h["unpack_mult"], device=device),
