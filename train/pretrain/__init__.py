@@ -61,6 +61,7 @@ import json
 import math
 import multiprocessing as mp
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
@@ -231,18 +232,18 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
         for job in jobs:
             done(*_chunk_job(job))
     else:
-        with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
-            pool = mp.get_context("spawn").Pool(min(workers, len(jobs)))
-        try:
-            for index, part in pool.imap_unordered(_chunk_job, jobs):
-                done(index, part)
-            pool.close()  # workers leave on the pool's sentinels; they ignore SIGTERM: terminate() could wait forever
-            pool.join()
-        finally:
-            for process in getattr(pool, "_pool", []):  # an error or Ctrl-C: stop them the way they cannot ignore
-                if process.is_alive():
-                    process.kill()
-            pool.terminate()
+        # as the evaluation's pool: the workers ignore SIGTERM (Ctrl-C is the parent's), so they are stopped
+        # by the executor's shutdown messages, never by a signal
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=mp.get_context("spawn")) as pool:
+            with children_ignore_signals():  # the pool's processes start here
+                futures = [pool.submit(_chunk_job, job) for job in jobs]
+            try:
+                for future in as_completed(futures):
+                    done(*future.result())
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
     bar.close()
     ordered = [dict(parts[i]) for i in range(len(sizes))]
     for i, part in enumerate(ordered):
