@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-aec", action="store_true", help="no AEC loop row (e.g. on an accelerator)")
     parser.add_argument("--compile", action="store_true",
                         help="the engine's torch.compile path (Skat: compile=True; compiled before timing)")
+    parser.add_argument("--backend", choices=("auto", "torch", "numba"),
+                        help="Thirty-One's engine: the torch one (any device) or the compiled CPU kernel (auto, the "
+                             "default: the kernel on a CPU)")
     args = parser.parse_args(argv)
     try:
         batches = [int(x) for x in args.batches.split(",")]
@@ -163,12 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_aec:
         aec = _timed(aec_loop(args.game, options), args.seconds)
         rows.append({"row": f"{args.game} AEC loop, raw_env", **aec})
-        print(f"{args.game + ' AEC loop, raw_env':<34} {aec['decisions_per_cpu_s']:>12,.0f} decisions/cpu-s "
+        print(f"{args.game + ' AEC loop, raw_env':<42} {aec['decisions_per_cpu_s']:>12,.0f} decisions/cpu-s "
               f"{aec['decisions_per_wall_s']:>12,.0f} decisions/wall-s", flush=True)
     for n in batches:
         rss0 = _rss()
         try:
             extra = {"compile": True} if args.compile else {}
+            if args.backend:
+                extra["backend"] = args.backend
             run, venv = vector_loop(args.game, n, args.device, {**options, **extra})
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
@@ -176,12 +181,13 @@ def main(argv: list[str] | None = None) -> int:
         rate = _timed(run, args.seconds)
         mem = memory_per_game(venv, venv.step(random_legal_actions(venv.reset().action_mask)))
         mem["rss_bytes_per_game"] = (_rss() - rss0) / n
-        row = {"row": f"{args.game} vector_env batch {n}", "batch": n, **rate, **mem}
+        engine = f" ({venv.backend})" if hasattr(venv, "backend") else ""
+        row = {"row": f"{args.game} vector_env{engine} batch {n}", "batch": n, **rate, **mem}
         if aec:
             row["x_aec"] = rate["decisions_per_cpu_s"] / aec["decisions_per_cpu_s"]
         rows.append(row)
         ratio = f"  {row['x_aec']:5.1f}x AEC" if aec else ""
-        print(f"{row['row']:<34} {rate['decisions_per_cpu_s']:>12,.0f} decisions/cpu-s "
+        print(f"{row['row']:<42} {rate['decisions_per_cpu_s']:>12,.0f} decisions/cpu-s "
               f"{rate['decisions_per_wall_s']:>12,.0f} decisions/wall-s{ratio}  "
               f"{mem['state_bytes_per_game'] + mem['output_bytes_per_game']:,.0f} B/game "
               f"(rss {mem['rss_bytes_per_game']:,.0f})", flush=True)

@@ -29,6 +29,7 @@ from envs.vector import random_legal_actions
 
 NO_CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 DEVICES = ["cpu", pytest.param("cuda", marks=NO_CUDA)]
+BACKENDS = ["torch", "numba"]  # the torch engine (any device) and the compiled CPU kernel
 COMBOS = [dict(num_players=4), dict(num_players=2, lives=1), dict(num_players=3, episode="round"),
           dict(num_players=5, reward_scheme="placement", lives=2), dict(num_players=9, lives=1, free_ride=False),
           dict(num_players=4, lives=1, free_ride=False, knock_allowed="after_first_round", knocker_tie="double",
@@ -74,8 +75,8 @@ def _events(log: list[tuple]) -> dict[int, list[tuple]]:
     return out
 
 
-def drive(n: int, steps: int, seed: int, monkeypatch, **options) -> int:
-    venv = thirtyone_v0.vector_env(n, seed=seed, record=True, **options)
+def drive(n: int, steps: int, seed: int, monkeypatch, backend: str = "auto", **options) -> int:
+    venv = thirtyone_v0.vector_env(n, seed=seed, record=True, backend=backend, **options)
     envs = [thirtyone_v0.raw_env(**options) for _ in range(n)]
     replays: list[Replay | None] = [None] * n
     current: dict[str, Replay | None] = {"replay": None}
@@ -141,9 +142,10 @@ def drive(n: int, steps: int, seed: int, monkeypatch, **options) -> int:
     return games
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("options", COMBOS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_equal_to_aec_env(options, monkeypatch):
-    assert drive(8, 110, seed=len(str(options)), monkeypatch=monkeypatch, **options) >= 1
+def test_equal_to_aec_env(options, backend, monkeypatch):
+    assert drive(8, 110, seed=len(str(options)), monkeypatch=monkeypatch, backend=backend, **options) >= 1
 
 
 def test_lives_lost_equals_the_reference():
@@ -199,9 +201,10 @@ def test_hand_values_equal_the_reference_valuer():
     assert hand_values(Seen(b, T), T).tolist() == want
 
 
-def test_chosen_decks_and_unsupported_options():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_chosen_decks_and_unsupported_options(backend):
     deck = list(CARD_NAMES)
-    venv = thirtyone_v0.vector_env(2, seed=0, num_players=3)
+    venv = thirtyone_v0.vector_env(2, seed=0, num_players=3, backend=backend)
     state = venv.reset(deals=[deck, {"deck": deck[::-1]}], dealer=[0, 2])
     env = thirtyone_v0.raw_env(num_players=3)
     for i, d, dealer in ((0, deck, 0), (1, deck[::-1], 2)):
@@ -213,13 +216,18 @@ def test_chosen_decks_and_unsupported_options():
         thirtyone_v0.vector_env(2, deck=32)
     with pytest.raises(ValueError, match="num_players"):
         thirtyone_v0.vector_env(2, num_players=12)
+    with pytest.raises(ValueError, match="backend must be"):
+        thirtyone_v0.vector_env(2, backend="jax")
+    with pytest.raises(ValueError, match="CPU only"):
+        thirtyone_v0.vector_env(2, device="meta", backend="numba")
 
 
-def test_ordered_stock_of_a_chosen_deck_is_drawn_in_order():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ordered_stock_of_a_chosen_deck_is_drawn_in_order(backend):
     """A chosen deck's stock is drawn from the top, as the AEC env draws it (one round: the next
     rounds are shuffled, by each engine its own way)."""
     deck = list(CARD_NAMES)
-    venv = thirtyone_v0.vector_env(1, seed=0, num_players=2, episode="round")
+    venv = thirtyone_v0.vector_env(1, seed=0, num_players=2, episode="round", backend=backend)
     env = thirtyone_v0.raw_env(num_players=2, episode="round")
     state = venv.reset(deals=[deck], dealer=[1])
     env.reset(options={"deal": {"deck": deck}, "dealer": 1})
@@ -238,10 +246,11 @@ def test_ordered_stock_of_a_chosen_deck_is_drawn_in_order():
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_seeds_reproduce(device):
+@pytest.mark.parametrize("backend", ["auto", "torch"])
+def test_seeds_reproduce(device, backend):
     runs = []
     for _ in range(2):
-        venv = thirtyone_v0.vector_env(6, device=device, seed=7)
+        venv = thirtyone_v0.vector_env(6, device=device, seed=7, backend=backend)
         state, gen, trace = venv.reset(), torch.Generator(device=device).manual_seed(1), []
         for _ in range(80):
             trace.append(state.observation)
@@ -253,6 +262,8 @@ def test_seeds_reproduce(device):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.test_thirtyone_vector")
     parser.add_argument("--games", type=int, default=1000, help="games per option combination")
+    parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto",
+                        help="the engine to check (auto: the CPU kernel on a CPU)")
     args = parser.parse_args(argv)
     mp = pytest.MonkeyPatch()
     t0, total = time.perf_counter(), 0
@@ -260,10 +271,10 @@ def main(argv: list[str] | None = None) -> int:
         for k, options in enumerate(COMBOS):
             games, seed = 0, 1000 * k
             while games < args.games:
-                games += drive(32, 400, seed, mp, **options)
+                games += drive(32, 400, seed, mp, backend=args.backend, **options)
                 seed += 1
             total += games
-            print(f"{options}: {games} games equal", flush=True)
+            print(f"{options}: {games} games equal ({args.backend})", flush=True)
     finally:
         mp.undo()
     print(f"{total} games, every step equal, in {time.perf_counter() - t0:.0f} s")

@@ -54,13 +54,14 @@ class ThirtyOneDescription(GameDescription):
         from envs.thirtyone.options import validate_options
         from envs.thirtyone.vector.env import check_supported, vector_env
 
+        engine = {k: options.pop(k) for k in ("backend", "validate") if k in options}
         try:
             check_supported(validate_options(**options))
         except ValueError as e:
             if "does not support" not in str(e):
                 raise
             return super().vector_env(num_envs, device=device, seed=seed, **options)
-        return vector_env(num_envs, device=device, seed=seed, **options)
+        return vector_env(num_envs, device=device, seed=seed, **engine, **options)
 
     def rules_game(self, **options: Any) -> Any:
         from envs.thirtyone.rules import ThirtyOneGame

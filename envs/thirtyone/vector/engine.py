@@ -40,18 +40,23 @@ class Batch:
     dealer, the knocker (-1), the card taken this turn (-1), turns this round, rounds dealt, players
     out, stock and pile sizes, an ordered stock (a chosen deck's first round), the seats still in
     (bit set). ``stock`` and ``pile`` [52, N] hold card ids
-    (the pile bottom first; the stock drawn from a random place, or from its end when ordered)."""
+    (the pile bottom first; the stock drawn from a random place, or from its end when ordered).
+    ``game_major``: the same shapes as transposed views of [N, rows] storage."""
 
     __slots__ = ("n", "seats", "device", "s", "hand", "known", "disc", "tokens", "stock", "pile", "log")
 
-    def __init__(self, n: int, seats: int, device: torch.device) -> None:
+    def __init__(self, n: int, seats: int, device: torch.device, game_major: bool = False) -> None:
         self.n, self.seats, self.device = n, seats, device
-        self.s = torch.zeros(len(FIELDS), n, dtype=torch.int64, device=device)
+
+        def z(rows: int) -> torch.Tensor:  # game_major: each game's entries side by side in memory (the CPU kernel)
+            if game_major:
+                return torch.zeros(n, rows, dtype=torch.int64, device=device).t()
+            return torch.zeros(rows, n, dtype=torch.int64, device=device)
+
+        self.s = z(len(FIELDS))
         self.s[PHASE] = OVER
-        z = lambda: torch.zeros(seats, n, dtype=torch.int64, device=device)  # noqa: E731
-        self.hand, self.known, self.disc, self.tokens = z(), z(), z(), z()
-        self.stock = torch.zeros(NUM_CARDS, n, dtype=torch.int64, device=device)
-        self.pile = torch.zeros(NUM_CARDS, n, dtype=torch.int64, device=device)
+        self.hand, self.known, self.disc, self.tokens = z(seats), z(seats), z(seats), z(seats)
+        self.stock, self.pile = z(NUM_CARDS), z(NUM_CARDS)
         self.log: list[tuple] | None = None  # the random choices, when recorded (see the env)
 
 

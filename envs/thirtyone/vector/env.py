@@ -81,7 +81,7 @@ class ThirtyOneVectorEnv:
     observation_version = OBSERVATION_VERSION
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int | None = None,
-                 validate: bool = True, record: bool = False, **options: Any) -> None:
+                 validate: bool = True, record: bool = False, backend: str = "auto", **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.options = validate_options(**options)
@@ -89,14 +89,21 @@ class ThirtyOneVectorEnv:
         self.num_envs = num_envs
         self.num_seats = self.options.num_players
         self.device = torch.device(device)
+        self.backend = resolve_backend(backend, self.device)
         self.validate = bool(validate)
         self.R = Rules(self.options)
         self.T = tables(self.num_seats, self.device)
         self._ctx = Context(self.T, self.R, self.options)
-        self.batch = Batch(num_envs, self.num_seats, self.device)
+        self.batch = Batch(num_envs, self.num_seats, self.device, game_major=self.backend == "numba")
         self._gen = torch.Generator(device=self.device)
         self._seed(seed)
         self.batch.log = [] if record else None
+        self._kernel = None
+        if self.backend == "numba":
+            from envs.thirtyone.vector.kernel import CpuKernel
+
+            self._kernel = CpuKernel(self.T, self.R, self._ctx, self.options, num_envs, record)
+            self._kernel.warm()
         self._mask: torch.Tensor | None = None
         self._ended = torch.zeros(0, dtype=torch.int64, device=self.device)
 
@@ -168,6 +175,8 @@ class ThirtyOneVectorEnv:
         if self.batch.log is not None:
             self.batch.log = []
         self._start(idx, decks, dealers)
+        if self._kernel is not None:  # the kernel's own generator, seeded from this env's
+            self._kernel.seed(int(torch.randint(0, 2**63 - 1, (1,), generator=self._gen, device=self.device)))
         self._terminated = torch.zeros(n, dtype=torch.bool, device=self.device)
         self._ended = self._terminated.nonzero().squeeze(1)
         return self._state(torch.zeros(n, self.num_seats, dtype=torch.float32, device=self.device))
@@ -184,6 +193,8 @@ class ThirtyOneVectorEnv:
         if b.log is not None:
             b.log = []
         a = a.clamp(0, A.NUM_ACTIONS - 1)
+        if self._kernel is not None:
+            return self._step_kernel(a)
         rand = torch.rand(self.num_envs, generator=self._gen, device=self.device)
         # the games that ended in the last step start in the deals of this one
         rewards, over = advance(b, a, self.T, self.R, rand, self._decks, self._ended, self._seat)
@@ -191,8 +202,29 @@ class ThirtyOneVectorEnv:
         self._ended = over.nonzero().squeeze(1)
         return self._state(rewards.t().contiguous())
 
+    def _step_kernel(self, a: torch.Tensor) -> VectorState:
+        N, n = self.num_envs, self.num_seats
+        fresh = self._terminated
+        rewards = torch.empty(N, n, dtype=torch.float32)
+        over = torch.empty(N, dtype=torch.bool)
+        observation = torch.empty(N, OBS_SIZE, dtype=torch.float32)
+        self._mask = torch.empty(N, A.NUM_ACTIONS, dtype=torch.bool)
+        player = torch.empty(N, dtype=torch.int64)
+        log = self._kernel.step(self.batch, a.numpy(), fresh.numpy(), rewards.numpy(), over.numpy(),
+                                observation.numpy(), self._mask.numpy(), player.numpy())
+        if log is not None:
+            self.batch.log = log
+        self._terminated = over
+        return VectorState(observation, self._mask, player, rewards, over)
+
     def _state(self, rewards: torch.Tensor) -> VectorState:
         b = self.batch
+        if self._kernel is not None:  # after a reset: no game is over
+            observation = torch.empty(b.n, OBS_SIZE, dtype=torch.float32)
+            self._mask = torch.empty(b.n, A.NUM_ACTIONS, dtype=torch.bool)
+            player = torch.empty(b.n, dtype=torch.int64)
+            self._kernel.observe(b, observation.numpy(), self._mask.numpy(), player.numpy())
+            return VectorState(observation, self._mask, player, rewards, self._terminated)
         seen = Seen(b, self.T)
         self._mask = legal_mask(b, self.T, self.R, seen)
         observation = observe(b, self.T, self.R, self._ctx, seen)
@@ -251,8 +283,20 @@ class ThirtyOneVectorEnv:
         return torch.tensor(out, dtype=torch.int64, device=self.device).t().contiguous()
 
 
+def resolve_backend(backend: str, device: torch.device) -> str:
+    """``auto``: the compiled CPU kernel on a CPU (``envs.thirtyone.vector.kernel``), the torch
+    engine elsewhere."""
+    if backend == "auto":
+        return "numba" if device.type == "cpu" else "torch"
+    if backend not in ("torch", "numba"):
+        raise ValueError(f"backend must be 'auto', 'torch' or 'numba', got {backend!r}")
+    if backend == "numba" and device.type != "cpu":
+        raise ValueError(f"backend='numba' runs on the CPU only, not on {device}; use backend='torch' there")
+    return backend
+
+
 def vector_env(num_envs: int, device: str | torch.device = "cpu", seed: int | None = None, validate: bool = True,
-               **options: Any) -> ThirtyOneVectorEnv:
+               backend: str = "auto", **options: Any) -> ThirtyOneVectorEnv:
     """``num_envs`` Thirty-One games on ``device`` (see :class:`ThirtyOneVectorEnv`)."""
-    return ThirtyOneVectorEnv(num_envs, device=device, seed=seed, validate=validate, **options)
+    return ThirtyOneVectorEnv(num_envs, device=device, seed=seed, validate=validate, backend=backend, **options)
 
