@@ -25,7 +25,7 @@ from agents.random_agent import RandomAgent
 from arena import Episode
 from envs.games import describe
 from train.opponents import SeatFiller, label
-from train.rollout import LEARNER, RolloutSpec, _batch
+from train.rollout import LEARNER, RolloutSpec, batch_rows
 
 
 class BatchedCollector:
@@ -45,6 +45,9 @@ class BatchedCollector:
         self.rng = np.random.default_rng([spec.seed, 31337])
         self.state = None
         self.seats: list[list[Any]] = []  # per game: the opponent key of each seat (LEARNER for the learner)
+        self.seat_code = np.zeros((num_envs, self.num_seats), np.int64)  # the same as codes: -1 learner, keys[code]
+        self.keys: list[Any] = []
+        self.key_code: dict[Any, int] = {}
         self.deals = np.zeros(num_envs, np.int64)  # deals started per game (learner seats rotate)
         self.returns = np.zeros((num_envs, self.num_seats))
         self.lengths = np.zeros(num_envs, np.int64)
@@ -71,6 +74,15 @@ class BatchedCollector:
             self.seats[game] = keys
         else:
             self.seats.append(keys)
+        for s, key in enumerate(keys):
+            if key is LEARNER:
+                self.seat_code[game, s] = -1
+                continue
+            code = self.key_code.get(key)
+            if code is None:
+                code = self.key_code[key] = len(self.keys)
+                self.keys.append(key)
+            self.seat_code[game, s] = code
         self.returns[game] = 0.0
         self.lengths[game] = 0
         for s in range(n):
@@ -105,23 +117,17 @@ class BatchedCollector:
             mask = state.action_mask.cpu().numpy()
             ended = state.terminated.cpu().numpy()
             actions = np.zeros(self.num_envs, np.int64)  # a game that has ended ignores its action
-            groups: dict[int, tuple[Any, list[int]]] = {}
-            learner_games = []
-            for game in np.flatnonzero(~ended).tolist():
-                key = self.seats[game][player[game]]
-                self.lengths[game] += 1
-                if key is LEARNER:
-                    learner_games.append(game)
-                else:
-                    agent = self.filler.agent(key, game, int(player[game]), self.env_shape)
-                    groups.setdefault(id(agent), (agent, []))[1].append(game)
-            if learner_games:
-                games = np.asarray(learner_games)
+            live = np.flatnonzero(~ended)
+            self.lengths[live] += 1
+            code = self.seat_code[live, player[live]]
+            groups = self._groups(live[code >= 0], code[code >= 0], player)
+            if (code < 0).any():
+                games = live[code < 0]
                 traj = self.traj[games, player[games]]
                 chosen, extra = act(obs[games], mask[games], traj)
                 actions[games] = chosen
                 self._record(obs[games], mask[games], chosen, extra, traj, games, player[games])
-            for agent, games in groups.values():
+            for agent, games in groups:
                 actions[games] = _decide(agent, obs[games], mask[games])
             self.state = state = self.venv.step(torch.from_numpy(actions).to(state.current_player.device))
             for game in np.flatnonzero(ended).tolist():  # this step began a new deal in each of them
@@ -140,28 +146,43 @@ class BatchedCollector:
                     finished_rows += self.traj_length.get(t, 0)
         return self._take_finished(), episodes
 
+    def _groups(self, games: np.ndarray, code: np.ndarray, player: np.ndarray) -> list[tuple[Any, np.ndarray]]:
+        """The opponents to act in ``games`` (ascending), with the games of each: an agent that serves
+        every seat decides for all of its games at once, any other one game by game."""
+        groups: dict[int, tuple[Any, list[int]]] = {}
+        for c in np.unique(code).tolist():
+            key, mine = self.keys[c], games[code == c]
+            if not self.filler.cache.is_shared(key):  # builds it; a shareable agent is shared from now on
+                self.filler.agent(key, int(mine[0]), int(player[mine[0]]), self.env_shape)
+            if self.filler.cache.is_shared(key):
+                agent = self.filler.shared[key]
+                groups.setdefault(id(agent), (agent, []))[1].extend(mine.tolist())
+                continue
+            for game in mine.tolist():
+                agent = self.filler.agent(key, game, int(player[game]), self.env_shape)
+                groups.setdefault(id(agent), (agent, []))[1].append(game)
+        return [(agent, np.sort(np.asarray(mine))) for agent, mine in groups.values()]
+
     def _record(self, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray, extra: dict[str, np.ndarray],
                 traj: np.ndarray, games: np.ndarray, seats: np.ndarray) -> None:
         self.decisions += len(actions)
         for key, values in (("obs", obs), ("mask", mask), ("action", actions), *extra.items()):
             self.rows.setdefault(key, []).append(np.asarray(values))
-        for game, seat, t in zip(games.tolist(), seats.tolist(), traj.tolist(), strict=True):
-            self.pending[game, seat] = len(self.rewards)
-            self.rewards.append(0.0)
-            self.traj_ids.append(t)
+        self.pending[games, seats] = len(self.rewards) + np.arange(len(games))
+        self.rewards.extend([0.0] * len(games))
+        self.traj_ids.extend(traj.tolist())
+        for t in traj.tolist():  # each game's own trajectory: no id twice in one call
             self.traj_length[t] = self.traj_length.get(t, 0) + 1
 
     def _take_finished(self) -> dict[str, np.ndarray]:
         """The completed trajectories as a batch; the running ones stay for the next update."""
         if not self.traj_ids:
             return {}
-        arrays = {key: np.concatenate(blocks) for key, blocks in self.rows.items()}
+        arrays = {key: np.concatenate(blocks) if len(blocks) > 1 else blocks[0] for key, blocks in self.rows.items()}
         traj = np.asarray(self.traj_ids)
         finished = np.isin(traj, list(self.finished_traj))
-        extras = {k: [v[finished]] for k, v in arrays.items() if k not in ("obs", "mask", "action")}
         rewards = np.asarray(self.rewards, np.float32)
-        batch = _batch([arrays["obs"][finished]], [arrays["mask"][finished]], [arrays["action"][finished]],
-                       extras, rewards[finished].tolist(), traj[finished].tolist())
+        batch = batch_rows(arrays, rewards, traj, np.flatnonzero(finished)) if finished.any() else {}
         keep = ~finished
         remap = np.full(len(traj), -1, np.int64)
         remap[keep] = np.arange(int(keep.sum()))

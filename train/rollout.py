@@ -99,15 +99,24 @@ def _batch(obs_blocks: list[np.ndarray], mask_blocks: list[np.ndarray], actions:
            extras: dict[str, list[np.ndarray]], rewards: list[float], traj_ids: list[int]) -> dict[str, np.ndarray]:
     if not rewards:
         return {}
-    order = np.argsort(np.asarray(traj_ids), kind="stable")  # trajectory by trajectory, in time order
-    traj = np.asarray(traj_ids)[order]
-    done = np.ones(len(order), dtype=bool)
-    done[:-1] = traj[1:] != traj[:-1]
-    batch = {"obs": np.concatenate(obs_blocks)[order], "mask": np.concatenate(mask_blocks)[order],
-             "action": np.concatenate(actions).astype(np.int64)[order],
-             "reward": np.asarray(rewards, dtype=np.float32)[order], "done": done}
-    for key, values in extras.items():
-        batch[key] = np.concatenate(values)[order]
+    arrays = {"obs": np.concatenate(obs_blocks), "mask": np.concatenate(mask_blocks),
+              "action": np.concatenate(actions).astype(np.int64),
+              **{key: np.concatenate(values) for key, values in extras.items()}}
+    return batch_rows(arrays, np.asarray(rewards, dtype=np.float32), np.asarray(traj_ids), np.arange(len(rewards)))
+
+
+def batch_rows(arrays: dict[str, np.ndarray], rewards: np.ndarray, traj: np.ndarray, rows: np.ndarray
+               ) -> dict[str, np.ndarray]:
+    """The batch of the recorded decisions ``rows`` (of ``arrays``, ``rewards`` and trajectory ids
+    ``traj``), trajectory by trajectory in time order, ``done`` on each trajectory's last one: one
+    copy of each array."""
+    rows = rows[np.argsort(traj[rows], kind="stable")]
+    ids = traj[rows]
+    done = np.ones(len(rows), dtype=bool)
+    done[:-1] = ids[1:] != ids[:-1]
+    batch = {key: values[rows] for key, values in arrays.items()}
+    batch["action"] = batch["action"].astype(np.int64, copy=False)
+    batch["reward"], batch["done"] = rewards[rows], done
     return batch
 
 
