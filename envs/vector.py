@@ -131,12 +131,36 @@ class AECVectorEnv:
                            as_tensor(self._ended.copy()))
 
 
+def resolve_backend(backend: str, device: torch.device) -> str:
+    """A batched engine's ``backend`` option: ``"torch"`` (tensor operations, any device), ``"numba"``
+    (a compiled CPU kernel), ``"auto"`` (the kernel on a CPU, torch elsewhere)."""
+    if backend == "auto":
+        return "numba" if device.type == "cpu" else "torch"
+    if backend not in ("torch", "numba"):
+        raise ValueError(f"backend must be 'auto', 'torch' or 'numba', got {backend!r}")
+    if backend == "numba" and device.type != "cpu":
+        raise ValueError(f"backend='numba' runs on the CPU only, not on {device}; use backend='torch' there")
+    return backend
+
+
 def random_legal_actions(mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
     """int64 [N]: for each row of the bool mask [N, A] (at most 255 legal actions) one legal
     action, uniformly: the k-th legal action for a uniform k, found by a binary search in the
     running count of legal actions (no random key per action, which costs far more)."""
+    u = torch.rand(mask.shape[0], generator=generator, device=mask.device)
+    if mask.device.type == "cpu" and mask.dtype == torch.bool and mask.dim() == 2:
+        from envs.vector_kernel import kth_legal  # the same actions, one pass per row
+
+        out = torch.empty(mask.shape[0], dtype=torch.int64)
+        kth_legal(mask.contiguous().numpy(), u.numpy(), out.numpy())
+        return out
+    return kth_legal_tensor(mask, u)
+
+
+def kth_legal_tensor(mask: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """:func:`random_legal_actions` from the uniform draws ``u`` [N], as tensor operations (any device)."""
     count = mask.view(torch.uint8).cumsum(1, dtype=torch.uint8)
-    k = (torch.rand(mask.shape[0], generator=generator, device=mask.device) * count[:, -1]).to(torch.uint8)
+    k = (u * count[:, -1]).to(torch.uint8)
     return torch.searchsorted(count, k[:, None], right=True).squeeze(1).clamp_(max=mask.shape[1] - 1)
 
 

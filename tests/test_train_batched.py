@@ -8,12 +8,26 @@ import torch
 
 from agents.networks import build_network, network_spec
 from envs.games import describe
-from envs.vector import AECVectorEnv
+from envs.vector import AECVectorEnv, kth_legal_tensor, random_legal_actions
 from train.batched import BatchedCollector
 from train.opponents import OpponentPool
 from train.rollout import RolloutSpec
 
 OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 2}}
+
+
+@pytest.mark.parametrize("actions, density", [(57, 0.1), (162, 0.05), (162, 0.6), (255, 0.9)])
+def test_random_legal_actions_cpu_kernel_equals_the_tensor_version(actions, density):
+    """On a CPU the random player picks with a compiled pass per row: the same actions, from the same
+    draws, as the tensor version other devices run; rows without a legal action give the last one."""
+    gen = torch.Generator().manual_seed(actions)
+    mask = torch.rand(3000, actions, generator=gen) < density
+    mask[:5] = False
+    chosen = random_legal_actions(mask, torch.Generator().manual_seed(1))
+    u = torch.rand(3000, generator=torch.Generator().manual_seed(1))
+    assert torch.equal(chosen, kth_legal_tensor(mask, u))
+    legal = mask.any(1)
+    assert mask[legal, chosen[legal]].all() and (chosen[~legal] == actions - 1).all()
 
 
 def _random_actions(state, rng):

@@ -94,7 +94,7 @@ class SkatDescription(GameDescription):
         from envs.skat.vector import vector_env
 
         # The engine's own switches are not game options: only the batched engine takes them.
-        engine = {k: options.pop(k) for k in ("compile", "validate") if k in options}
+        engine = {k: options.pop(k) for k in ("compile", "validate", "backend") if k in options}
         if not validate_options(**options).classic:
             return super().vector_env(num_envs, device=device, seed=seed, **options)
         return vector_env(num_envs, device=device, seed=seed, **engine, **options)

@@ -37,7 +37,7 @@ from envs.skat.vector.engine import CUR, DEALER, DEALS, DECLARER, PHASE, TCOUNT,
 from envs.skat.vector.observe import Context, legal_mask, observe
 from envs.skat.vector.score import rewards_by_seat, seat_tables
 from envs.skat.vector.tables import tables
-from envs.vector import VectorState, action_tensor
+from envs.vector import VectorState, action_tensor, resolve_backend
 
 
 @dataclass
@@ -80,13 +80,16 @@ class SkatVectorEnv:
     observation_version = OBSERVATION_VERSION
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int | None = None,
-                 validate: bool = True, compile: bool = False, **options: Any) -> None:
+                 validate: bool = True, compile: bool = False, backend: str = "auto", **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.options = validate_options(**options)
         check_supported(self.options)
         self.num_envs = num_envs
         self.device = torch.device(device)
+        if compile and backend == "numba":
+            raise ValueError("compile=True is the torch engine's observation; it does not go with backend='numba'")
+        self.backend = "torch" if compile and backend == "auto" else resolve_backend(backend, self.device)
         self.validate = bool(validate)
         self.T = tables(self.device)
         self._ctx = Context(self.T, self.options, num_envs)
@@ -98,6 +101,12 @@ class SkatVectorEnv:
             from envs.skat.vector.compiled import Compiled
 
             self._compiled = Compiled(self.T, self._ctx, self.options.ramsch)
+        self._kernel = None
+        if self.backend == "numba":
+            from envs.skat.vector.kernel import CpuKernel
+
+            self._kernel = CpuKernel(self.T, self._ctx, self.options.ramsch)
+            self._kernel.warm()
         self._seats = seat_tables(self.T, self.options.scoring)
         self.batch = Batch(num_envs, self.device)
         self._gen = torch.Generator(device=self.device)
@@ -196,15 +205,21 @@ class SkatVectorEnv:
 
     def _state(self, rewards: torch.Tensor, terminated: torch.Tensor) -> SkatVectorState:
         b, T = self.batch, self.T
-        self._mask = legal_mask(b, T, self._ctx)
-        observation = self._compiled.observe(b) if self._compiled is not None else observe(b, T, self._ctx)
+        if self._kernel is not None:
+            observation = torch.empty(b.n, OBSERVATION_SIZE, dtype=torch.float32)
+            self._mask = torch.empty(b.n, A.NUM_ACTIONS, dtype=torch.bool)
+            self._kernel.observe(b, terminated.contiguous().numpy(), observation.numpy(), self._mask.numpy())
+        else:
+            self._mask = legal_mask(b, T, self._ctx)
+            observation = self._compiled.observe(b) if self._compiled is not None else observe(b, T, self._ctx)
         phase, cur, declarer, dealer = b.s[PHASE], b.s[CUR], b.s[DECLARER], b.s[DEALER]
         base = dealer * 4 + 1
         declarer = self._seat_or_none.index_select(0, base + declarer)
         player = self._seat_or_none.index_select(0, base + cur)
         if len(self._ended):  # a finished deal has no decision: as envs.vector.AECVectorEnv shows it
-            observation.index_fill_(0, self._ended, 0.0)
-            self._mask.index_fill_(0, self._ended, False)
+            if self._kernel is None:  # (the kernel has written them so)
+                observation.index_fill_(0, self._ended, 0.0)
+                self._mask.index_fill_(0, self._ended, False)
             player.index_fill_(0, self._ended, 0)
         return SkatVectorState(
             observation=observation,

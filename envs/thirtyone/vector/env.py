@@ -44,7 +44,7 @@ from envs.thirtyone.vector.engine import (
 )
 from envs.thirtyone.vector.observe import Context, Seen, legal_mask, observe
 from envs.thirtyone.vector.tables import tables
-from envs.vector import VectorState, action_tensor
+from envs.vector import VectorState, action_tensor, resolve_backend
 
 # Options the engine does not implement: they must keep their default (the scat table's).
 UNSUPPORTED = ("scoring", "three_of_a_kind", "three_aces", "straight_flush", "ranking", "deck", "exchange",
@@ -281,18 +281,6 @@ class ThirtyOneVectorEnv:
             except ValueError as e:
                 raise ValueError(f"deal {i}: {e}") from None
         return torch.tensor(out, dtype=torch.int64, device=self.device).t().contiguous()
-
-
-def resolve_backend(backend: str, device: torch.device) -> str:
-    """``auto``: the compiled CPU kernel on a CPU (``envs.thirtyone.vector.kernel``), the torch
-    engine elsewhere."""
-    if backend == "auto":
-        return "numba" if device.type == "cpu" else "torch"
-    if backend not in ("torch", "numba"):
-        raise ValueError(f"backend must be 'auto', 'torch' or 'numba', got {backend!r}")
-    if backend == "numba" and device.type != "cpu":
-        raise ValueError(f"backend='numba' runs on the CPU only, not on {device}; use backend='torch' there")
-    return backend
 
 
 def vector_env(num_envs: int, device: str | torch.device = "cpu", seed: int | None = None, validate: bool = True,

@@ -83,8 +83,8 @@ def _observe(g, s, hand, known, disc, tokens, pile, P, plane_index, global_table
         base = p * (NUM_CARDS // 2)
         for k in range(NUM_CARDS // 4):
             v = (w >> (4 * k)) & 15
-            pairs[g, base + 2 * k] = nibble_pairs[v, 0]
-            pairs[g, base + 2 * k + 1] = nibble_pairs[v, 1]
+            low, high = nibble_pairs[v, 0], nibble_pairs[v, 1]  # both read before either is written
+            pairs[g, base + 2 * k], pairs[g, base + 2 * k + 1] = low, high
     # the seat rows, relative to the observer
     knocker, dealer = s[KNOCKER, g], s[DEALER, g]
     kinds = P[P_TOKEN_KINDS]
