@@ -105,7 +105,7 @@ class SkatVectorEnv:
         if self.backend == "numba":
             from envs.skat.vector.kernel import CpuKernel
 
-            self._kernel = CpuKernel(self.T, self._ctx, self.options.ramsch)
+            self._kernel = CpuKernel(self.T, self._ctx, self.options.kontra, self.options.ramsch)
             self._kernel.warm()
         self._seats = seat_tables(self.T, self.options.scoring)
         self.batch = Batch(num_envs, self.device)
@@ -192,7 +192,11 @@ class SkatVectorEnv:
         if self.validate:
             self._check(a, clamped, done)
         a = clamped
-        ended = advance(b, a, self.T, self.options.kontra, self.options.ramsch)
+        if self._kernel is not None:
+            ended = torch.empty(b.n, dtype=torch.bool)
+            self._kernel.advance(b, a.numpy(), ended.numpy())
+        else:
+            ended = advance(b, a, self.T, self.options.kontra, self.options.ramsch)
         if len(self._ended):
             self._deal(self._ended)
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)

@@ -1,10 +1,12 @@
-"""The CPU kernel of the batched Skat engine's observations and action masks (``backend="numba"``).
+"""The CPU kernel of the batched Skat engine (``backend="numba"``): ``engine.advance``,
+``observe.observe`` and ``observe.legal_mask`` in scalar form, one deal after the other.
 
-The rules still advance as tensors (``engine.advance``); what this replaces is ``observe.observe``
-and ``observe.legal_mask``, about half of a step on a CPU: as tensor operations they stream every
-deal's rows through memory once per field, here each deal's observation row (391 floats) and mask
-row (162 flags) is written once, from the same tables (``Tables``, ``observe.Context``).
-``tests/test_skat_vector.py`` drives both backends against the reference AEC env bit for bit.
+As tensor operations, each field of every deal streams through memory once per operation (a few
+hundred per step); here each deal is advanced while its state is in the cache and its observation
+row (391 floats) and mask row (162 flags) are written once, from the same tables (``Tables``,
+``observe.Context``). New deals, their random cards and the scores stay tensor operations (a
+deal ends every ten steps or so). ``tests/test_skat_vector.py`` drives both backends against the
+reference AEC env, and against each other (the same seed deals the same cards), bit for bit.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import numpy as np
 from numba import njit
 
 from envs.skat import actions as A
+from envs.skat.cards import GRAND, NULL
 from envs.skat.observation import OBSERVATION_SIZE, SCALAR_OFFSET
-from envs.skat.rules import AUCTION, DECLARE, DISCARD, PLAY
+from envs.skat.rules import AUCTION, DECLARE, DISCARD, DONE, KONTRA, PLAY, RE, SKAT
 from envs.skat.vector.engine import (
     BID,
     BIDDER,
@@ -22,8 +25,15 @@ from envs.skat.vector.engine import (
     CUR,
     DECLARER,
     EMPTY,
+    F_CALL,
+    F_CALLED,
+    F_PASSED,
+    F_POINTS,
+    F_TRICKS,
+    F_VOIDS,
     GAME,
     HANDS,
+    KQ,
     LEADER,
     LED,
     LEVEL,
@@ -33,10 +43,12 @@ from envs.skat.vector.engine import (
     PLAYED,
     SKAT_DEALT,
     SKAT_NOW,
+    SKAT_POINTS,
     STAGE,
     TAKEN,
     TCOUNT,
     TL,
+    TPACK,
     TRICK,
 )
 from envs.skat.vector.tables import (
@@ -143,12 +155,150 @@ def observe_mask(s, sets, pos, ramsch, contract_ouvert, aux_rows, contract_rows,
                     mask[g, A.PLAY + c] = True
 
 
+@njit(cache=True, error_model="numpy")
+def advance(s, sets, pos, actions, kontra, ramsch, action_bit, action_card, action_points, eff, follow, winner_points,
+            contract_game, low_pos, ended) -> None:
+    """``engine.advance`` deal by deal: apply ``actions[g]`` in every deal g that is not over (a
+    deal over is dealt anew after this step: left alone), ``ended[g]`` when it ends now."""
+    for g in range(s.shape[1]):
+        ended[g] = False
+        phase = s[PHASE, g]
+        if phase == DONE:
+            continue
+        p, a = s[CUR, g], actions[g]
+        bid, stage, bidder, listener = s[BID, g], s[STAGE, g], s[BIDDER, g], s[LISTENER, g]
+        declarer, contract, game, taken, level = s[DECLARER, g], s[CONTRACT, g], s[GAME, g], s[TAKEN, g], s[LEVEL, g]
+        kq, tpack, tl, led, leader, tcount = s[KQ, g], s[TPACK, g], s[TL, g], s[LED, g], s[LEADER, g], s[TCOUNT, g]
+        skat_points = s[SKAT_POINTS, g]
+        new_phase, new_cur = phase, p
+        start_play = over = next_kontra = complete = False
+        bit = action_bit[a]  # the card of a play or discard (0 for other actions)
+        bit_play = bit if phase == PLAY else 0
+        d_hand, d_skat = bit, bit - bit_play
+        if phase == SKAT:
+            if a == A.PICKUP:
+                cards = sets[SKAT_NOW, g]
+                d_hand, d_skat = d_hand + cards, d_skat + cards
+                taken += 1
+                skat_points = 0
+                new_phase = DISCARD
+            else:
+                new_phase = DECLARE
+        elif phase == DISCARD:
+            skat_points += action_points[a]
+            if sets[SKAT_NOW, g] != 0:  # the skat held one card: now two
+                new_phase = DECLARE
+        elif phase == PLAY:
+            card = action_card[a]
+            gm = max(game, 0)
+            first = tl == 0
+            if first:
+                led = eff[gm * 32 + card]
+            elif sets[HANDS + p, g] & follow[gm * 5 + led] == 0:
+                pos[F_VOIDS, p, g] |= 1 << led
+            tpack = card if first else tpack * 32 + card
+            complete = tl == 2
+            if complete:
+                wp = winner_points[gm * 32768 + tpack]
+                w = leader + (wp & 3)
+                w = w - 3 if w >= 3 else w
+                pos[F_TRICKS, w, g] += 1
+                pos[F_POINTS, w, g] += wp >> 2
+                tcount += 1
+                leader, tl, new_cur = w, 0, w
+                if tcount == 10 or (gm == NULL and w == declarer):
+                    new_phase, over = DONE, True
+            else:
+                tl += 1
+                new_cur = p + 1 if p < 2 else 0
+        elif phase == AUCTION:
+            passes, holds, bids = a == A.PASS, a == A.HOLD, a < A.HOLD  # bid index a (A.BID is 0)
+            old_bid = bid
+            if bids:
+                bid = a + 1
+            if passes:
+                pos[F_PASSED, p, g] |= 1
+            if holds or bids:
+                pos[F_CALLED, p, g] |= 1
+                pos[F_CALL, p, g] = bid
+            is_bidder = p == bidder
+            survivor = listener if is_bidder else bidder  # who stays in when p passes
+            s1, s2 = passes and stage == 1, passes and stage == 2
+            to3 = s2 and is_bidder and old_bid == 0  # middlehand and rearhand passed: forehand may still bid
+            end2 = s2 and not to3
+            bid3, pass3 = bids and stage == 3, passes and stage == 3
+            if end2:
+                declarer = survivor
+            elif bid3:
+                declarer = 0
+            cur = bidder if holds else (listener if bids and not bid3 else (2 if s1 else 0))
+            new_cur = survivor if end2 else cur
+            if s1:
+                listener, bidder, stage = survivor, 2, 2
+            elif to3:
+                stage = 3
+            if end2 or bid3:
+                new_phase = SKAT
+            if pass3:
+                if ramsch:
+                    game, start_play = GRAND, True
+                else:
+                    new_phase, over = DONE, True
+        elif phase == DECLARE:
+            contract = min(max(a - A.DECLARE, 0), NUM_CONTRACTS - 1)
+            game = contract_game[contract]
+            if kontra:  # the defenders who made or held a call may double, forehand first
+                kq = 0
+                for q in range(3):
+                    if q != declarer:
+                        kq += pos[F_CALLED, q, g] << q
+                next_kontra = True
+            else:
+                start_play = True
+        elif phase == KONTRA:
+            if a == A.KONTRA:
+                level, new_phase, new_cur = 1, RE, declarer
+            else:
+                next_kontra = True
+        elif phase == RE:
+            if a == A.RE:
+                level = 2
+            start_play = True
+        # cards move: hand of p (play, discard, pickup), played and trick (play), skat (discard, pickup)
+        sets[HANDS + p, g] ^= d_hand
+        sets[PLAYED + p, g] ^= bit_play
+        sets[TRICK + p, g] ^= bit_play
+        sets[SKAT_NOW, g] ^= d_skat
+        if complete:
+            for q in range(3):
+                sets[TRICK + q, g] = 0
+        if next_kontra:
+            if kq != 0:
+                new_phase, new_cur = KONTRA, low_pos[kq]
+                kq &= kq - 1
+            else:
+                start_play = True
+        if start_play:
+            new_phase = PLAY
+        if start_play or over:
+            new_cur = 0
+        s[PHASE, g], s[CUR, g], s[BID, g], s[STAGE, g], s[BIDDER, g], s[LISTENER, g] = (
+            new_phase, new_cur, bid, stage, bidder, listener)
+        s[DECLARER, g], s[CONTRACT, g], s[GAME, g], s[TAKEN, g], s[LEVEL, g], s[KQ, g] = (
+            declarer, contract, game, taken, level, kq)
+        s[TPACK, g], s[TL, g], s[LED, g], s[LEADER, g], s[TCOUNT, g], s[SKAT_POINTS, g] = (
+            tpack, tl, led, leader, tcount, skat_points)
+        ended[g] = over
+
+
 class CpuKernel:
     """The host side: the tables as numpy arrays (the torch engine's, shared on the CPU)."""
 
-    def __init__(self, T, ctx, ramsch: bool) -> None:
+    def __init__(self, T, ctx, kontra: bool, ramsch: bool) -> None:
         npy = lambda t: t.cpu().numpy()  # noqa: E731
-        self.ramsch = bool(ramsch)
+        self.kontra, self.ramsch = bool(kontra), bool(ramsch)
+        self.rules = (npy(T.action_bit), npy(T.action_card), npy(T.action_points), npy(T.eff), npy(T.follow),
+                      npy(T.winner_points), npy(T.contract_game), npy(T.low_pos))
         self.tables = (npy(T.contract_ouvert), npy(ctx.aux_rows), npy(T.contract_rows), npy(T.feature_value),
                        npy(T.feature_base), npy(T.trick_count_value), npy(ctx.void_flags), npy(T.mask_rows),
                        npy(ctx.phase_keys), npy(T.follow), NIBBLE_FLOATS)
@@ -159,8 +309,13 @@ class CpuKernel:
 
         from envs.skat.vector.engine import Batch
 
-        self.observe(Batch(2, torch.device("cpu")), np.zeros(2, np.bool_), np.zeros((2, OBSERVATION_SIZE), np.float32),
+        b = Batch(2, torch.device("cpu"))
+        self.advance(b, np.zeros(2, np.int64), np.zeros(2, np.bool_))
+        self.observe(b, np.zeros(2, np.bool_), np.zeros((2, OBSERVATION_SIZE), np.float32),
                      np.zeros((2, A.NUM_ACTIONS), np.bool_))
+
+    def advance(self, b, actions: np.ndarray, ended: np.ndarray) -> None:
+        advance(b.s.numpy(), b.sets.numpy(), b.pos.numpy(), actions, self.kontra, self.ramsch, *self.rules, ended)
 
     def observe(self, b, ended: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         observe_mask(b.s.numpy(), b.sets.numpy(), b.pos.numpy(), self.ramsch, *self.tables, ended, obs, mask)
