@@ -72,7 +72,10 @@ class SkatVectorEnv:
     the actions (an illegal action then gives undefined results, but never an error).
     ``compile=True`` computes the observations with ``torch.compile`` (Inductor; a C++
     compiler on a CPU): the observation two to three times faster (a step a fifth to a third), after
-    a compilation of some tens of seconds per batch size and process (``envs.skat.vector.compiled``)."""
+    a compilation of some tens of seconds per batch size and process (``envs.skat.vector.compiled``).
+    ``backend``: ``"torch"`` (tensor operations, any device), ``"numba"`` (the compiled CPU kernel of
+    ``envs.skat.vector.kernel``: the rules of a step, the observation and the mask), ``"auto"`` (the
+    kernel on a CPU unless ``compile=True``)."""
 
     num_seats = 3
     num_actions = A.NUM_ACTIONS

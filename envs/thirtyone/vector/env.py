@@ -70,7 +70,9 @@ class ThirtyOneVectorEnv:
     """N Thirty-One games advanced together (see the module docstring). ``validate=False`` skips
     the legality check of the actions. ``record=True`` keeps :attr:`log`: the random choices of each
     step or reset (``("start", slot, first dealer)``, ``("deal", slot, cards dealt in order)``,
-    ``("draw", slot, card)``), for replaying the games elsewhere (the tests do)."""
+    ``("draw", slot, card)``), for replaying the games elsewhere (the tests do). ``backend``:
+    ``"torch"`` (tensor operations, any device), ``"numba"`` (the compiled CPU kernel of
+    ``envs.thirtyone.vector.kernel``), ``"auto"`` (the kernel on a CPU)."""
 
     num_actions = A.NUM_ACTIONS
 
