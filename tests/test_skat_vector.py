@@ -291,6 +291,16 @@ def test_scores_equal_settle_and_seat_scores(system):
     assert isinstance(Outcome, type)
 
 
+def test_cpu_kernel_survives_unchecked_illegal_actions():
+    """With ``validate=False`` an illegal action gives undefined games, but the compiled kernel must
+    never read or write outside its state (it has no bounds checks): any action, many steps."""
+    venv = skat_v0.vector_env(64, seed=0, validate=False, backend="numba", kontra=True, ramsch=True)
+    venv.reset()
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(400):
+        state = venv.step(torch.randint(0, venv.num_actions, (64,), generator=gen))
+        assert torch.isfinite(state.observation).all()
+
 def main(argv: list[str] | None = None) -> int:
     """The long differential run: every option combination (and each fixed dealer) until ``--games``
     games per combination have been compared."""

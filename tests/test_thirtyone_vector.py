@@ -259,6 +259,16 @@ def test_seeds_reproduce(device, backend):
     assert all(torch.equal(x, y) for x, y in zip(*runs, strict=True))
 
 
+def test_cpu_kernel_survives_unchecked_illegal_actions():
+    """With ``validate=False`` an illegal action gives undefined games, but the compiled kernel must
+    never read or write outside its state (it has no bounds checks): any action, many steps."""
+    venv = thirtyone_v0.vector_env(64, seed=0, validate=False, backend="numba", num_players=4)
+    venv.reset()
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(400):
+        state = venv.step(torch.randint(0, venv.num_actions, (64,), generator=gen))
+        assert torch.isfinite(state.observation).all()
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.test_thirtyone_vector")
     parser.add_argument("--games", type=int, default=1000, help="games per option combination")

@@ -117,15 +117,18 @@ def observe_mask(s, sets, pos, ramsch, contract_ouvert, aux_rows, contract_rows,
         for j in range(S_CONTRACT_END - S_GAME_TYPE):
             obs[g, SCALAR_OFFSET + S_GAME_TYPE + j] = contract_rows[ck * 3 + level, j]
         obs[g, SCALAR_OFFSET + S_BID] = feature_value[bid]
+        last = feature_value.shape[0] - 1  # (only actions left unchecked, validate=False, could pass it)
         for r in range(3):
             q = p + r if p + r < 3 else p + r - 3
             for f in range(3):  # max call, passed, called
-                obs[g, SCALAR_OFFSET + S_MAX_CALL + 3 * f + r] = feature_value[pos[f, q, g] + feature_base[f]]
+                at = min(pos[f, q, g] + feature_base[f], last)
+                obs[g, SCALAR_OFFSET + S_MAX_CALL + 3 * f + r] = feature_value[at]
             for f in range(3, 5):  # card points, tricks won
-                obs[g, SCALAR_OFFSET + S_CARD_POINTS + 3 * (f - 3) + r] = feature_value[pos[f, q, g] + feature_base[f]]
+                at = min(pos[f, q, g] + feature_base[f], last)
+                obs[g, SCALAR_OFFSET + S_CARD_POINTS + 3 * (f - 3) + r] = feature_value[at]
             for j in range(5):
                 obs[g, SCALAR_OFFSET + S_VOIDS + 5 * r + j] = void_flags[pos[5, q, g], j]
-        obs[g, SCALAR_OFFSET + S_TRICK_COUNT] = trick_count_value[s[TCOUNT, g]]
+        obs[g, SCALAR_OFFSET + S_TRICK_COUNT] = trick_count_value[min(s[TCOUNT, g], 10)]
         # the mask: the phase's row, then the cards to discard or to play
         if phase == AUCTION:
             if s[STAGE, g] == 3:

@@ -43,6 +43,7 @@ from envs.thirtyone.vector.kernel_rules import (
     _advance,
     _hand_value,
     _settle,
+    _slot,
 )
 from envs.thirtyone.vector.tables import MAX_ROUND_SCALE, MAX_TURN_SCALE, RANKS, SUIT_BITS
 
@@ -68,7 +69,7 @@ def _observe(g, s, hand, known, disc, tokens, pile, P, plane_index, global_table
     locked = s[LOCKED, g]
     locked_bit = np.int64(1) << locked if locked >= 0 else np.int64(0)
     pile_n = s[PILE_N, g]
-    top_bit = np.int64(1) << pile[pile_n - 1, g] if pile_n > 0 else np.int64(0)
+    top_bit = np.int64(1) << pile[_slot(pile_n - 1), g] if pile_n > 0 else np.int64(0)
     own = hand[cur, g]
     # the card planes: hands, discards, known cards, top, locked, zero (plane_index by observer)
     for seat in range(n):
@@ -112,9 +113,11 @@ def _observe(g, s, hand, known, disc, tokens, pile, P, plane_index, global_table
             value = total
     active = active_of[alive]
     turn = min(s[TURN, g], MAX_TURN_SCALE - 1)
-    codes[G_CONST], codes[G_PHASE], codes[G_STOCK], codes[G_PILE] = 0, phase, s[STOCK_N, g], pile_n
+    codes[G_CONST], codes[G_PHASE] = 0, phase
+    codes[G_STOCK], codes[G_PILE] = min(max(s[STOCK_N, g], 0), NUM_CARDS), min(max(pile_n, 0), NUM_CARDS)
     codes[G_ANY_KNOCK], codes[G_TURN], codes[G_LAP] = knocker + 1, turn, active * MAX_TURN_SCALE + turn
-    codes[G_ROUND], codes[G_ACTIVE], codes[G_VALUE] = min(s[ROUND, g], MAX_ROUND_SCALE - 1), active, value
+    # (a hand of more than four cards, from actions left unchecked with validate=False, is capped)
+    codes[G_ROUND], codes[G_ACTIVE], codes[G_VALUE] = min(s[ROUND, g], MAX_ROUND_SCALE - 1), active, min(value, 32)
     for j in range(NUM_GLOBALS):
         obs[g, L.GLOBAL + j] = global_table[global_base[j] + codes[gkind[j]]]
     for c in range(NUM_CARDS):

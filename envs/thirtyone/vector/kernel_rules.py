@@ -56,6 +56,13 @@ def _below(rng: np.ndarray, k: int) -> int:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _slot(i: int) -> int:
+    """A place of the stock or the pile, kept inside them: only actions left unchecked
+    (``validate=False``) can move a count out of 0..52, and they must not write past the state."""
+    return min(max(i, 0), NUM_CARDS - 1)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def _hand_value(h: int, suit_sum: np.ndarray) -> int:
     """The best single-suit total (``engine.hand_value``)."""
     best = 0
@@ -268,7 +275,7 @@ def _advance(g, a, s, hand, known, disc, stock, pile, P, rng, suit_sum, next_sea
         disc[p, g] |= lost_bit
         known[p, g] &= ~lost_bit
         pile_n = s[PILE_N, g]
-        pile[min(pile_n, NUM_CARDS - 1), g] = card
+        pile[_slot(pile_n), g] = card
         s[PILE_N, g] = pile_n + 1
         s[LOCKED, g] = -1
         s[TURN, g] += 1
@@ -277,8 +284,8 @@ def _advance(g, a, s, hand, known, disc, stock, pile, P, rng, suit_sum, next_sea
     elif phase == DRAW:
         if a == A.DRAW:
             stock_n = s[STOCK_N, g]
-            last = max(stock_n - 1, 0)
-            i = last if s[ORDERED, g] else _below(rng, stock_n)
+            last = _slot(stock_n - 1)
+            i = last if s[ORDERED, g] else _below(rng, last + 1)
             drawn = stock[i, g]
             stock[i, g] = stock[last, g]
             if P[P_RECORD]:
@@ -289,7 +296,7 @@ def _advance(g, a, s, hand, known, disc, stock, pile, P, rng, suit_sum, next_sea
             return -2
         if a == A.TAKE:
             pile_n = s[PILE_N, g]
-            top = pile[max(pile_n - 1, 0), g]
+            top = pile[_slot(pile_n - 1), g]
             taken_bit = np.int64(1) << top
             hand[p, g] += taken_bit
             for seat in range(n):
@@ -315,7 +322,7 @@ def _advance(g, a, s, hand, known, disc, stock, pile, P, rng, suit_sum, next_sea
         return -1  # capped
     if s[STOCK_N, g] == 0:  # the stock ran out: the pile under its top card
         pile_n = s[PILE_N, g]
-        top = pile[max(pile_n - 1, 0), g]
+        top = pile[_slot(pile_n - 1), g]
         for j in range(NUM_CARDS):
             stock[j, g] = pile[j, g]
         s[STOCK_N, g] = pile_n - 1
