@@ -24,6 +24,7 @@ from agents.neural import NeuralAgent
 from agents.random_agent import RandomAgent
 from arena import Episode
 from envs.games import describe
+from envs.vector import tune_malloc
 from train.opponents import SeatFiller, label
 from train.rollout import LEARNER, RolloutSpec, batch_rows
 
@@ -34,6 +35,7 @@ class BatchedCollector:
     def __init__(self, spec: RolloutSpec, num_envs: int, network: nn.Module, device: str = "cpu") -> None:
         self.spec = spec
         self.network = network
+        tune_malloc()  # a step's observations are reused memory, not fresh pages
         self.venv = describe(spec.game).vector_env(num_envs, device=device, seed=spec.seed, **spec.env_options)
         self.num_envs = num_envs
         self.num_seats = self.venv.num_seats
