@@ -146,8 +146,9 @@ def resolve_backend(backend: str, device: torch.device) -> str:
 
 def random_legal_actions(mask: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
     """int64 [N]: for each row of the bool mask [N, A] (at most 255 legal actions) one legal
-    action, uniformly: the k-th legal action for a uniform k, found by a binary search in the
-    running count of legal actions (no random key per action, which costs far more)."""
+    action, uniformly: the k-th legal action for a uniform k (no random key per action, which costs
+    far more). On a CPU a compiled loop over each row finds it (``envs.vector_kernel``), elsewhere a
+    binary search in the running count (:func:`kth_legal_tensor`): the same actions from the same draws."""
     u = torch.rand(mask.shape[0], generator=generator, device=mask.device)
     if mask.device.type == "cpu" and mask.dtype == torch.bool and mask.dim() == 2:
         from envs.vector_kernel import kth_legal  # the same actions, one pass per row

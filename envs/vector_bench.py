@@ -144,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compile", action="store_true",
                         help="the engine's torch.compile path (Skat: compile=True; compiled before timing)")
     parser.add_argument("--backend", choices=("auto", "torch", "numba"),
-                        help="Thirty-One's engine: the torch one (any device) or the compiled CPU kernel (auto, the "
-                             "default: the kernel on a CPU)")
+                        help="the batched engine's backend: torch (any device) or the compiled CPU kernel (auto, "
+                             "the default: the kernel on a CPU)")
     args = parser.parse_args(argv)
     try:
         batches = [int(x) for x in args.batches.split(",")]

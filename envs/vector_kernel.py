@@ -1,6 +1,7 @@
 """The CPU kernel of :func:`envs.vector.random_legal_actions`: the same actions from the same
 uniform draws as its tensor version (the k-th legal action, k = int(u * legal count) in float32),
-one pass over each mask row instead of a running count, a product and a binary search."""
+a loop over each mask row (count, then walk to the k-th) instead of tensor passes for a running
+count, a product and a binary search."""
 
 from __future__ import annotations
 

@@ -46,8 +46,8 @@ class BatchedCollector:
         self.filler = SeatFiller(spec.game, spec.policy_spec, network)
         self.rng = np.random.default_rng([spec.seed, 31337])
         self.state = None
-        self.seats: list[list[Any]] = []  # per game: the opponent key of each seat (LEARNER for the learner)
-        self.seat_code = np.zeros((num_envs, self.num_seats), np.int64)  # the same as codes: -1 learner, keys[code]
+        # per game and seat who sits there: -1 the learner, else an opponent key, self.keys[code]
+        self.seat_code = np.zeros((num_envs, self.num_seats), np.int64)
         self.keys: list[Any] = []
         self.key_code: dict[Any, int] = {}
         self.deals = np.zeros(num_envs, np.int64)  # deals started per game (learner seats rotate)
@@ -72,10 +72,6 @@ class BatchedCollector:
         self.deals[game] += 1
         learner = {(rotation + j) % n for j in range(k)}
         keys = [LEARNER if s in learner else self.filler.draw() for s in range(n)]
-        if game < len(self.seats):
-            self.seats[game] = keys
-        else:
-            self.seats.append(keys)
         for s, key in enumerate(keys):
             if key is LEARNER:
                 self.seat_code[game, s] = -1
@@ -141,7 +137,7 @@ class BatchedCollector:
                 if row >= 0:
                     self.rewards[row] += float(rewards[game, seat]) * self.spec.reward_scale
             for game in np.flatnonzero(state.terminated.cpu().numpy()).tolist():
-                labels = [LEARNER if k is LEARNER else label(k) for k in self.seats[game]]
+                labels = [LEARNER if c < 0 else label(self.keys[c]) for c in self.seat_code[game].tolist()]
                 episodes.append(Episode(self.returns[game].tolist(), labels, int(self.lengths[game])))
                 for t in self.traj[game][self.traj[game] >= 0].tolist():
                     self.finished_traj.add(t)

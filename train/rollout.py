@@ -100,7 +100,7 @@ def _batch(obs_blocks: list[np.ndarray], mask_blocks: list[np.ndarray], actions:
     if not rewards:
         return {}
     arrays = {"obs": np.concatenate(obs_blocks), "mask": np.concatenate(mask_blocks),
-              "action": np.concatenate(actions).astype(np.int64),
+              "action": np.concatenate(actions),
               **{key: np.concatenate(values) for key, values in extras.items()}}
     return batch_rows(arrays, np.asarray(rewards, dtype=np.float32), np.asarray(traj_ids), np.arange(len(rewards)))
 

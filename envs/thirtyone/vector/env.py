@@ -204,29 +204,30 @@ class ThirtyOneVectorEnv:
         self._ended = over.nonzero().squeeze(1)
         return self._state(rewards.t().contiguous())
 
-    def _step_kernel(self, a: torch.Tensor) -> VectorState:
-        N, n = self.num_envs, self.num_seats
-        fresh = self._terminated
-        rewards = torch.empty(N, n, dtype=torch.float32)
-        over = torch.empty(N, dtype=torch.bool)
-        observation = torch.empty(N, OBS_SIZE, dtype=torch.float32)
+    def _kernel_outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """New observation, mask (kept for the action check) and player tensors for the kernel to fill."""
+        N = self.num_envs
         self._mask = torch.empty(N, A.NUM_ACTIONS, dtype=torch.bool)
-        player = torch.empty(N, dtype=torch.int64)
+        return torch.empty(N, OBS_SIZE, dtype=torch.float32), self._mask, torch.empty(N, dtype=torch.int64)
+
+    def _step_kernel(self, a: torch.Tensor) -> VectorState:
+        fresh = self._terminated
+        rewards = torch.empty(self.num_envs, self.num_seats, dtype=torch.float32)
+        over = torch.empty(self.num_envs, dtype=torch.bool)
+        observation, mask, player = self._kernel_outputs()
         log = self._kernel.step(self.batch, a.numpy(), fresh.numpy(), rewards.numpy(), over.numpy(),
-                                observation.numpy(), self._mask.numpy(), player.numpy())
+                                observation.numpy(), mask.numpy(), player.numpy())
         if log is not None:
             self.batch.log = log
         self._terminated = over
-        return VectorState(observation, self._mask, player, rewards, over)
+        return VectorState(observation, mask, player, rewards, over)
 
     def _state(self, rewards: torch.Tensor) -> VectorState:
         b = self.batch
         if self._kernel is not None:  # after a reset: no game is over
-            observation = torch.empty(b.n, OBS_SIZE, dtype=torch.float32)
-            self._mask = torch.empty(b.n, A.NUM_ACTIONS, dtype=torch.bool)
-            player = torch.empty(b.n, dtype=torch.int64)
-            self._kernel.observe(b, observation.numpy(), self._mask.numpy(), player.numpy())
-            return VectorState(observation, self._mask, player, rewards, self._terminated)
+            observation, mask, player = self._kernel_outputs()
+            self._kernel.observe(b, observation.numpy(), mask.numpy(), player.numpy())
+            return VectorState(observation, mask, player, rewards, self._terminated)
         seen = Seen(b, self.T)
         self._mask = legal_mask(b, self.T, self.R, seen)
         observation = observe(b, self.T, self.R, self._ctx, seen)
