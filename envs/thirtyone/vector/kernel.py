@@ -217,11 +217,12 @@ class CpuKernel:
                    L.VALUE: G_VALUE}
         assert set(kind_of) == set(ctx.variable)
         gkind = np.array([kind_of.get(L.GLOBAL + j, G_CONST) for j in range(NUM_GLOBALS)], dtype=np.int64)
+        # the arguments of the kernels, in their order: the rules' tables, the observation layout, the rows
+        # copied into the observation and the mask
         self.tables = (npy(T.suit_sum), npy(T.suit_min), npy(T.next_seat), npy(T.deal_at), npy(T.dealt_stock),
                        npy(T.active), npy(T.elimination[R.scheme]))
-        self.view = (npy(ctx.plane_index), npy(ctx.global_table), npy(ctx.global_base), gkind,
-                     npy(T.suit_sum), npy(T.suit_min), npy(T.active), npy(T.mask_tail), NIBBLE_PAIRS,
-                     np.ascontiguousarray(npy(ctx.seat_rows)).view(np.uint64))
+        self.layout = (npy(ctx.plane_index), npy(ctx.global_table), npy(ctx.global_base), gkind)
+        self.rows = (npy(T.mask_tail), NIBBLE_PAIRS, np.ascontiguousarray(npy(ctx.seat_rows)).view(np.uint64))
         self.rng = np.zeros(1, dtype=np.uint64)
         self.record = record
         cap = 16 * num_envs + 64 if record else 1
@@ -254,13 +255,15 @@ class CpuKernel:
              obs: np.ndarray, mask: np.ndarray, player: np.ndarray) -> list[tuple] | None:
         self.count[:] = 0
         step(b.s.numpy(), b.hand.numpy(), b.known.numpy(), b.disc.numpy(), b.tokens.numpy(), b.stock.numpy(),
-             b.pile.numpy(), actions, fresh, self.P, self.rng, *self.tables, *self.view[:4], *self.view[-3:],
+             b.pile.numpy(), actions, fresh, self.P, self.rng, *self.tables, *self.layout, *self.rows,
              rewards, over, obs, obs.view(np.uint64), mask, player, self.log, self.count, self.log_decks)
         return self._events() if self.record else None
 
     def observe(self, b, obs: np.ndarray, mask: np.ndarray, player: np.ndarray) -> None:
+        suit_sum, suit_min, _, _, _, active, _ = self.tables
         observe_all(b.s.numpy(), b.hand.numpy(), b.known.numpy(), b.disc.numpy(), b.tokens.numpy(), b.pile.numpy(),
-                    self.P, *self.view, obs, obs.view(np.uint64), mask, player)
+                    self.P, *self.layout, suit_sum, suit_min, active, *self.rows, obs, obs.view(np.uint64), mask,
+                    player)
 
     def _events(self) -> list[tuple]:
         rows, decks = int(self.count[0]), int(self.count[1])
