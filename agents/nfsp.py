@@ -11,6 +11,11 @@ Two networks over the same observation vector, both masked (``agents.networks``,
   masked logits) on a reservoir buffer of the learner's own BR-mode (state, action) pairs, so it
   tracks the average of the past best responses.
 
+Warm start (``pretrain.teacher``, train/pretrain): the average policy is cloned on the teacher's
+decisions and the Q-network is fitted to them as DQfD does (Hester et al. 2018): regression on the
+returns plus a large-margin loss that puts the teacher's move first; with ``demo_weight`` the margin
+loss stays in every RL step, on a kept sample of those decisions.
+
 Anticipatory dynamics: at the start of each episode, each learner seat independently acts with
 the BR with probability ``eta`` (default 0.1), else with the AVG, for the whole episode. Only
 BR-mode decisions go into the reservoir; every decision goes into the replay buffer.
@@ -58,6 +63,10 @@ class NFSPConfig:
     rl_loss: str = "mse"  # "mse": Q estimates the expected return; "huber" (smooth L1, delta 1): robust to outliers,
     #                       but biased toward the median when returns spread over more than +-1 (Kuhn: -2..2)
     save_buffers: bool = False  # keep both buffers in latest.pt (exact resume; files get large)
+    demo_weight: float = 0.0  # with a warm start (pretrain.teacher): weight of DQfD's large-margin loss on the
+    #                           teacher's decisions in every RL step, which keeps the best response at the teacher's
+    #                           move until TD finds a better one by more than pretrain.q_margin; 0: warm start only
+    demo_size: int = 100_000  # teacher decisions kept for it (a uniform sample of the warm start's)
 
     def problems(self) -> dict[str, str]:
         """Values outside their range, by key (the config loader reports them as errors)."""
@@ -65,7 +74,9 @@ class NFSPConfig:
         for key in ("eta", "epsilon_start", "epsilon_end", "exploration_fraction", "gamma"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 out[key] = f"must be in [0, 1], got {getattr(self, key)}"
-        for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every"):
+        if self.demo_weight < 0:
+            out["demo_weight"] = f"must be >= 0, got {self.demo_weight}"
+        for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every", "demo_size"):
             if getattr(self, key) < 1:
                 out[key] = f"must be at least 1, got {getattr(self, key)}"
         for key in ("rl_learning_rate", "sl_learning_rate"):
@@ -79,6 +90,18 @@ class NFSPConfig:
 
 
 RL_LOSSES = {"mse": nn.functional.mse_loss, "huber": nn.functional.smooth_l1_loss}
+
+
+def large_margin_loss(q: torch.Tensor, mask: torch.Tensor, action: torch.Tensor, margin: float) -> torch.Tensor:
+    """DQfD's supervised loss (Hester et al. 2018, arXiv:1704.03732), per row:
+    ``max over legal a of [Q(s, a) + margin * (a != teacher's)] - Q(s, teacher's)``.
+
+    Zero once the teacher's move leads every other legal move by ``margin``: greedy on Q then plays
+    the teacher's move, and the other moves are not pushed further down.
+    """
+    q_taken = q.gather(1, action[:, None]).squeeze(1)
+    others = torch.full_like(q, margin).scatter_(1, action[:, None], 0.0)
+    return mask_logits(q + others, mask).max(dim=1).values - q_taken
 
 
 def linear_schedule(start: float, end: float, fraction: float, progress: float) -> float:
@@ -242,9 +265,29 @@ class NFSP:
         obs_size, num_actions = network_spec["obs_size"], network_spec["num_actions"]
         self.replay = ReplayBuffer(cfg.replay_size, obs_size, num_actions)
         self.reservoir = ReservoirBuffer(cfg.reservoir_size, obs_size, num_actions)
+        self.demos: dict[str, torch.Tensor] = {}  # the warm start's teacher decisions (``demo_weight``)
+        self.demo_margin = 0.0
+        self.demo_losses: list[float] = []  # of the RL steps since the last update's metrics
         self.rl_steps = 0  # gradient steps of each network
         self.sl_steps = 0
         self.pending = 0  # learner decisions not yet paid for by a gradient step
+
+    def warm_started(self) -> None:
+        """After a warm start (train/pretrain: both networks fitted to a teacher) the target is that Q-network."""
+        self.target_q.load_state_dict(self.network.q.state_dict())
+
+    @property
+    def needs_demonstrations(self) -> bool:
+        """``demo_weight`` is on but no teacher decisions are kept (a resumed run: checkpoints do not store them)."""
+        return self.cfg.demo_weight > 0 and not self.demos
+
+    def keep_demonstrations(self, data: dict[str, np.ndarray], margin: float, rng: np.random.Generator) -> None:
+        """Keep up to ``demo_size`` of the teacher's decisions (obs, mask, action) for ``demo_weight``."""
+        if self.cfg.demo_weight <= 0 or not len(data["action"]):
+            return
+        rows = np.sort(rng.permutation(len(data["action"]))[: self.cfg.demo_size])
+        self.demos = {k: torch.from_numpy(np.ascontiguousarray(data[k][rows])) for k in ("obs", "mask", "action")}
+        self.demo_margin = margin
 
     # --- acting (also run in rollout workers on a copy of ``network``) -------------------------
 
@@ -312,6 +355,9 @@ class NFSP:
             metrics["losses/q_values"] = float(np.mean([q for _, q in rl]))
         if sl:
             metrics["losses/sl_loss"] = float(np.mean(sl))
+        if self.demo_losses:  # how far the best response has moved from the teacher's moves (0: not at all)
+            metrics["losses/demo_margin_loss"] = float(np.mean(self.demo_losses))
+            self.demo_losses.clear()
         return metrics
 
     def _rl_step(self, rng: np.random.Generator) -> tuple[float, float]:
@@ -322,6 +368,12 @@ class NFSP:
             target = b["reward"] + self.cfg.gamma * torch.where(b["done"], torch.zeros_like(next_q), next_q)
         q = self.network.q_values(b["obs"]).gather(1, b["action"].unsqueeze(1)).squeeze(1)
         loss = RL_LOSSES[self.cfg.rl_loss](q, target)
+        if self.demos:
+            i = torch.from_numpy(rng.integers(0, len(self.demos["action"]), self.cfg.batch_size))
+            q_demo = self.network.q_values(self.demos["obs"][i])
+            margin = large_margin_loss(q_demo, self.demos["mask"][i], self.demos["action"][i], self.demo_margin)
+            loss = loss + self.cfg.demo_weight * margin.mean()
+            self.demo_losses.append(margin.mean().item())
         self._step(self.rl_optimizer, loss, self.network.q)
         self.rl_steps += 1
         if self.rl_steps % self.cfg.target_update_every == 0:

@@ -231,5 +231,13 @@ def test_config_section_and_errors():
         load_config(overrides=["nfsp.anticipatory=0.1"])
     with pytest.raises(ConfigError, match="nfsp.eta"):
         load_config(overrides=["nfsp.eta=1.5"])
+    with pytest.raises(ConfigError, match="nfsp.demo_weight"):
+        load_config(overrides=["algorithm=nfsp", "nfsp.demo_weight=-1"])
+    with pytest.raises(ConfigError, match="nfsp.demo_weight.*needs pretrain.teacher"):
+        load_config(CONFIGS / "thirtyone_nfsp.yaml", ["pretrain.teacher="])
+    scratch = load_config(CONFIGS / "thirtyone_nfsp.yaml", ["pretrain.teacher=", "nfsp.demo_weight=0"])
+    assert scratch.nfsp.demo_weight == 0 and not scratch.pretrain.teacher
+    with pytest.raises(ConfigError, match="pretrain.q_margin"):
+        load_config(overrides=["algorithm=nfsp", "pretrain.teacher=rule", "pretrain.q_margin=-0.1"])
     with pytest.raises(ConfigError, match="neither random"):
         load_config(overrides=["opponents=missing.pt#best_response:1"])

@@ -14,7 +14,7 @@ from agents.networks import ActorCritic
 from tests.test_train_trainer import tiny
 from train import pretrain as pretrain_module
 from train.config import load_config
-from train.pretrain import behaviour_clone, collect_demonstrations, play_teacher
+from train.pretrain import behaviour_clone, collect_demonstrations, demonstration_q_loss, play_teacher
 from train.pretrain.__main__ import main as pretrain_main
 from train.trainer import Trainer
 
@@ -83,6 +83,45 @@ def test_cloning_learns_the_teacher():
     assert after["pretrain/accuracy"] > before["pretrain/accuracy"] + 0.25  # held-out deals: 0.25 -> 0.6
     assert value_error() < error
     assert next(net.parameters()).device.type == "cpu"
+
+
+def test_demonstration_q_loss_puts_the_teachers_move_first_by_the_margin():
+    q = torch.tensor([[0.5, 0.4, 9.0, 0.0]], requires_grad=True)  # action 2 is illegal: it never counts
+    mask, action, ret = torch.tensor([[True, True, False, True]]), torch.tensor([1]), torch.tensor([0.4])
+    # Q(s, taken) = return: no regression error; the best other legal move is 0.1 above it, plus margin 0.2.
+    assert demonstration_q_loss(q, mask, action, ret, 0.2).item() == pytest.approx(0.3)
+    ordered = torch.tensor([[0.1, 0.4, 9.0, 0.2]])  # the teacher's move leads by 0.2: nothing to learn
+    assert demonstration_q_loss(ordered, mask, action, ret, 0.2).item() == pytest.approx(0.0)
+
+
+def test_nfsp_warm_start_fits_both_networks_to_the_teacher(tmp_path):
+    """NFSP's average policy is cloned; its best response learns the teacher's moves first (DQfD), and the
+    target network starts from it, so the first TD targets bootstrap from the warm Q-values."""
+    overrides = tiny(tmp_path, "thirtyone", "algorithm=nfsp", "pretrain.teacher=rule", "pretrain.episodes=12",
+                     "pretrain.epochs=8", "pretrain.learning_rate=3e-3", "pretrain.holdout=0.25", "hidden=64",
+                     "reward_scale=1.0")
+    trainer = Trainer(load_config(overrides=overrides))
+    metrics = trainer.pretrain()
+    # held-out deals of so few games: untrained 0.26 (Q) and 0.37 (policy), trained 0.44 and 0.56
+    assert metrics["pretrain/q_accuracy"] > 0.36 and metrics["pretrain/accuracy"] > 0.47
+    learner = trainer.learner
+    for name, weight in learner.network.q.state_dict().items():
+        assert torch.equal(weight, learner.target_q.state_dict()[name])
+
+
+def test_nfsp_keeps_the_teachers_decisions_for_the_margin_loss_and_again_on_resume(tmp_path):
+    overrides = tiny(tmp_path, "thirtyone", "algorithm=nfsp", "pretrain.teacher=rule", "pretrain.episodes=4",
+                     "pretrain.epochs=1", "nfsp.demo_weight=1.0", "nfsp.demo_size=300", "nfsp.learning_starts=10",
+                     "nfsp.learn_every=4", "nfsp.batch_size=16")
+    trainer = Trainer(load_config(overrides=overrides))
+    trainer.train()
+    demos = trainer.learner.demos
+    assert len(demos["action"]) == 300 and demos["obs"].shape[1] == trainer.obs_size
+    assert trainer.learner.rl_steps > 0  # the RL steps ran with the margin term on these rows
+    resumed = Trainer.resume(str(tmp_path / "ckpt" / "t" / "latest.pt"), ["total_timesteps=160"])
+    assert resumed.learner.needs_demonstrations  # checkpoints do not store them ...
+    resumed.train()
+    assert all(torch.equal(demos[k], resumed.learner.demos[k]) for k in demos)  # ... the same deals are replayed
 
 
 def test_trainer_warm_start_then_resume(tmp_path):

@@ -51,6 +51,8 @@ class PretrainConfig:
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # weight of the critic's return regression next to the policy's cross-entropy
     holdout: float = 0.05  # share of decisions held out for pretrain/accuracy
+    q_margin: float = 0.2  # NFSP: how far (in scaled return) the best response's Q starts other moves below the
+    #                         teacher's (DQfD's large-margin loss, train/pretrain: demonstration_q_loss)
     driver: str = ""  # DAgger: a checkpoint that plays the deals (greedily) while the teacher labels every decision
     teach_only: list[str] = field(default_factory=list)  # with a driver: action kinds (first word of an action
     #                       name: "discard", "declare") the teacher labels; the driver keeps its own other moves
@@ -308,6 +310,9 @@ def validate(cfg: TrainConfig) -> None:
         for key, message in (section.problems() if hasattr(section, "problems") else {}).items():
             fail(f"{name}.{key}", message)
     pre = cfg.pretrain
+    if cfg.algorithm == "nfsp" and cfg.nfsp.demo_weight > 0 and not pre.teacher:
+        fail("nfsp.demo_weight", "needs pretrain.teacher: the margin loss is on the teacher's decisions "
+                                 "(from scratch: pretrain.teacher= nfsp.demo_weight=0)")
     searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
     if pre.teacher and not searcher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
@@ -340,6 +345,8 @@ def validate(cfg: TrainConfig) -> None:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")
     if not pre.learning_rate > 0:
         fail("pretrain.learning_rate", f"must be > 0, got {pre.learning_rate}")
+    if pre.q_margin < 0:
+        fail("pretrain.q_margin", f"must be >= 0, got {pre.q_margin}")
     if not 0.0 <= pre.holdout < 1.0:
         fail("pretrain.holdout", f"must be in [0, 1), got {pre.holdout}")
     if not cfg.best_metric.startswith("eval/"):

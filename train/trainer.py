@@ -38,6 +38,7 @@ from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
 from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
+from train.pretrain import collect_demonstrations
 from train.pretrain import pretrain as clone_teacher
 from train.rollout import LEARNER, Collector, RolloutSpec, split_envs
 
@@ -162,9 +163,26 @@ class Trainer:
         """Behaviour-clone ``pretrain.teacher`` into the learner's network (train/pretrain)."""
         cfg = self.cfg
         gamma = getattr(cfg.algo, "gamma", 1.0)
-        self.pretrain_metrics = clone_teacher(self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed,
-                                         cfg.num_workers, gamma, cfg.reward_scale, cfg.progress, cfg.torch_threads)
+        self.pretrain_metrics = clone_teacher(
+            self.learner.network, cfg.game, cfg.env_options, cfg.pretrain, cfg.seed, cfg.num_workers, gamma,
+            cfg.reward_scale, cfg.progress, cfg.torch_threads, keep=self._keep_demonstrations)
+        if hasattr(self.learner, "warm_started"):  # NFSP: its target network starts from the warm Q-network
+            self.learner.warm_started()
         return self.pretrain_metrics
+
+    def _keep_demonstrations(self, data: dict[str, np.ndarray]) -> None:
+        if hasattr(self.learner, "keep_demonstrations"):  # NFSP with nfsp.demo_weight: DQfD's margin loss on them
+            rng = np.random.default_rng([self.cfg.seed, 77])
+            self.learner.keep_demonstrations(data, self.cfg.pretrain.q_margin, rng)
+
+    def _recollect_demonstrations(self) -> None:
+        """A resumed NFSP run with ``demo_weight`` plays its warm start's deals again (the same, from the
+        seed; a ``pretrain.cache`` makes it a read): checkpoints do not store them."""
+        cfg = self.cfg
+        pre = cfg.pretrain
+        self._keep_demonstrations(collect_demonstrations(
+            cfg.game, cfg.env_options, pre.teacher, pre.episodes, cfg.seed, cfg.num_workers,
+            getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress, pre.driver, pre.teach_only, pre.cache))
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -222,6 +240,8 @@ class Trainer:
                 writer.add_scalar(tag, value, 0)
             if self.pretrain_metrics and cfg.eval_opponents:  # where the warm start stands, before any RL
                 self._evaluate_and_keep_best(writer)
+        if cfg.pretrain.teacher and getattr(self.learner, "needs_demonstrations", False):
+            self._recollect_demonstrations()
 
     def _loop(self, stop: StopRequest, writer: SummaryWriter) -> dict[str, float]:
         cfg = self.cfg

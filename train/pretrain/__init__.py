@@ -71,7 +71,8 @@ from tqdm import tqdm
 
 import agents
 from agents.base import Observation
-from agents.networks import adam, masked_log_probs
+from agents.networks import adam, mask_logits, masked_log_probs
+from agents.nfsp import large_margin_loss
 from arena import Deal, Request, play
 from envs.games import describe
 from train.interrupt import children_ignore_signals
@@ -265,13 +266,29 @@ def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: s
     return ChunkCache(folder, json.loads(json.dumps(key, sort_keys=True, default=str)))
 
 
+def demonstration_q_loss(q: torch.Tensor, mask: torch.Tensor, action: torch.Tensor, ret: torch.Tensor,
+                         margin: float) -> torch.Tensor:
+    """DQfD's warm start of a Q-network from demonstrations (Hester et al. 2018, arXiv:1704.03732):
+    the squared error of Q(s, teacher's action) against the teacher's return, plus the large-margin
+    loss (:func:`agents.nfsp.large_margin_loss`). Greedy on Q then plays the teacher's move, and every
+    other legal move starts ``margin`` below it until the DQN's own exploration finds out what it is
+    worth; regression alone would leave the moves the teacher never makes at arbitrary values.
+    """
+    q_taken = q.gather(1, action[:, None]).squeeze(1)
+    return ((q_taken - ret) ** 2).mean() + large_margin_loss(q, mask, action, margin).mean()
+
+
 def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                     learning_rate: float, value_coef: float, holdout: float, seed: int,
-                    progress: bool = True, device: str | None = None) -> dict[str, float]:
+                    progress: bool = True, device: str | None = None, q_margin: float = 0.2) -> dict[str, float]:
     """Fit ``network``'s policy to the teacher's actions (and its critic, if any, to the returns).
 
+    A network with a Q-head instead of a critic (NFSP's best response) gets
+    :func:`demonstration_q_loss` with ``q_margin`` in its place, weighted by ``value_coef``.
+
     Returns held-out metrics: ``pretrain/accuracy`` (greedy action = teacher's), ``policy_loss``
-    (cross-entropy) and, for actor-critics, ``value_loss``. Runs on ``device`` (default: CUDA when
+    (cross-entropy) and, for actor-critics, ``value_loss`` (NFSP: ``q_loss`` and ``q_accuracy``,
+    how often greedy on Q plays the teacher's move). Runs on ``device`` (default: CUDA when
     available, a plain supervised job that a GPU speeds up a lot) and leaves the network on the CPU.
     """
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -288,6 +305,7 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     tensors = {k: torch.from_numpy(data[k]).to(device) for k in ("obs", "mask", "action", "ret")}
     network.to(device)
     has_value = hasattr(network, "value")
+    has_q = not has_value and hasattr(network, "q_values")  # NFSP: its best response starts from the teacher too
     optimizer = adam(network.parameters(), lr=learning_rate)
     steps_per_epoch = math.ceil(len(train) / batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -298,7 +316,12 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         log_probs = masked_log_probs(network.policy_logits(obs), mask)
         policy_loss = -log_probs.gather(1, action[:, None]).mean()
         correct = (log_probs.argmax(1) == action).float().mean()
-        value_loss = ((network.value(obs) - tensors["ret"][idx]) ** 2).mean() if has_value else torch.zeros(())
+        if has_value:
+            value_loss = ((network.value(obs) - tensors["ret"][idx]) ** 2).mean()
+        elif has_q:
+            value_loss = demonstration_q_loss(network.q_values(obs), mask, action, tensors["ret"][idx], q_margin)
+        else:
+            value_loss = torch.zeros(())
         return policy_loss, value_loss, correct
 
     bar = tqdm(total=epochs * steps_per_epoch, unit="batch", desc="pretrain: cloning", disable=not progress,
@@ -330,6 +353,15 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         metrics.update({"pretrain/accuracy": accuracy, "pretrain/policy_loss": policy_loss})
         if has_value:
             metrics["pretrain/value_loss"] = value_loss
+        if has_q:
+            metrics["pretrain/q_loss"] = value_loss
+            with torch.no_grad():
+                agree = 0.0
+                for start in range(0, n_test, 4096):
+                    idx = torch.from_numpy(test[start : start + 4096]).to(device)
+                    greedy = mask_logits(network.q_values(tensors["obs"][idx]), tensors["mask"][idx]).argmax(1)
+                    agree += (greedy == tensors["action"][idx]).float().sum().item()
+            metrics["pretrain/q_accuracy"] = agree / n_test
         taught = test[data["taught"][test]] if "taught" in data and not data["taught"].all() else test[:0]
         if len(taught):  # teach_only: how often the result now plays the teacher's move where it was taught
             correct = 0.0
@@ -344,17 +376,20 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
 
 def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int,
              gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True,
-             torch_threads: int = 1) -> dict[str, float]:
+             torch_threads: int = 1, keep: Any = None) -> dict[str, float]:
     """Collect the teacher's deals and clone them into ``network`` (``cfg``: a ``PretrainConfig``).
 
-    ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores.
+    ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores. ``keep``
+    (optional) is called with the collected data before the cloning (NFSP keeps some of it).
     """
     data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
                                   progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
+    if keep is not None:
+        keep(data)
     threads = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     try:
         return behaviour_clone(network, data, cfg.epochs, cfg.batch_size, cfg.learning_rate, cfg.value_coef,
-                               cfg.holdout, seed, progress)
+                               cfg.holdout, seed, progress, q_margin=getattr(cfg, "q_margin", 0.2))
     finally:
         torch.set_num_threads(threads)
