@@ -38,8 +38,8 @@ from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
 from train.interrupt import StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
-from train.pretrain import collect_demonstrations
 from train.pretrain import pretrain as clone_teacher
+from train.pretrain import teacher_data
 from train.rollout import LEARNER, Collector, RolloutSpec, split_envs
 
 EVAL_METRICS = ("mean_score", "win_rate")
@@ -179,10 +179,8 @@ class Trainer:
         """A resumed NFSP run with ``demo_weight`` plays its warm start's deals again (the same, from the
         seed; a ``pretrain.cache`` makes it a read): checkpoints do not store them."""
         cfg = self.cfg
-        pre = cfg.pretrain
-        self._keep_demonstrations(collect_demonstrations(
-            cfg.game, cfg.env_options, pre.teacher, pre.episodes, cfg.seed, cfg.num_workers,
-            getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress, pre.driver, pre.teach_only, pre.cache))
+        self._keep_demonstrations(teacher_data(cfg.game, cfg.env_options, cfg.pretrain, cfg.seed, cfg.num_workers,
+                                               getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress))
 
     # --- the loop -------------------------------------------------------------------------------
 

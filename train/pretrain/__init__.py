@@ -374,6 +374,14 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     return metrics
 
 
+def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int, gamma: float = 1.0,
+                 reward_scale: float = 1.0, progress: bool = True) -> dict[str, np.ndarray]:
+    """:func:`collect_demonstrations` of a ``PretrainConfig``: the data a warm start clones (the same again
+    for the same seed, which is how a resumed NFSP run gets its demonstrations back)."""
+    return collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
+                                  progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
+
+
 def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int,
              gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True,
              torch_threads: int = 1, keep: Any = None) -> dict[str, float]:
@@ -382,8 +390,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     ``torch_threads`` as for PPO's update: more than one can stall badly on shared cores. ``keep``
     (optional) is called with the collected data before the cloning (NFSP keeps some of it).
     """
-    data = collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
-                                  progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
+    data = teacher_data(game, env_options, cfg, seed, workers, gamma, reward_scale, progress)
     if keep is not None:
         keep(data)
     threads = torch.get_num_threads()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.numba_bits import popcount as _popcount  # noqa: F401  (the solver kernel imports it from here)
+
 MODE_POINTS, MODE_TRICKS, MODE_NULL = 0, 1, 2
 TT_BITS = 20
 TT_SIZE = 1 << TT_BITS
@@ -28,14 +30,6 @@ def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return (np.full(TT_SIZE, EMPTY, dtype=np.int64), np.zeros(TT_SIZE, dtype=np.int16),
             np.zeros(TT_SIZE, dtype=np.int16), np.full(TT_SIZE, -1, dtype=np.int8))
 
-
-@njit(cache=True, inline="always")
-def _popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True, inline="always")

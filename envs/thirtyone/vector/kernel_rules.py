@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.numba_bits import popcount as _popcount
 from envs.thirtyone import actions as A
 from envs.thirtyone.cards import NUM_CARDS
 from envs.thirtyone.rules import DISCARD, DRAW, OVER
@@ -71,15 +72,6 @@ def _hand_value(h: int, suit_sum: np.ndarray) -> int:
         if v > best:
             best = v
     return best
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _popcount(x: int) -> int:
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
 
 
 @njit(cache=True, inline="always", error_model="numpy")
