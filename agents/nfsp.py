@@ -67,6 +67,9 @@ class NFSPConfig:
     #                           teacher's decisions in every RL step, which keeps the best response at the teacher's
     #                           move until TD finds a better one by more than pretrain.q_margin; 0: warm start only
     demo_size: int = 100_000  # teacher decisions kept for it (a uniform sample of the warm start's)
+    demo_reservoir: int = 0  # with a warm start: this many of the teacher's decisions enter the reservoir before
+    #                          any best-response move, as the first policy of the average (fictitious play's
+    #                          initial strategy); 0: the average policy is fitted to best-response moves only
 
     def problems(self) -> dict[str, str]:
         """Values outside their range, by key (the config loader reports them as errors)."""
@@ -76,6 +79,8 @@ class NFSPConfig:
                 out[key] = f"must be in [0, 1], got {getattr(self, key)}"
         if self.demo_weight < 0:
             out["demo_weight"] = f"must be >= 0, got {self.demo_weight}"
+        if self.demo_reservoir < 0:
+            out["demo_reservoir"] = f"must be >= 0, got {self.demo_reservoir}"
         for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every", "demo_size"):
             if getattr(self, key) < 1:
                 out[key] = f"must be at least 1, got {getattr(self, key)}"
@@ -278,16 +283,22 @@ class NFSP:
 
     @property
     def needs_demonstrations(self) -> bool:
-        """``demo_weight`` is on but no teacher decisions are kept (a resumed run: checkpoints do not store them)."""
-        return self.cfg.demo_weight > 0 and not self.demos
+        """Teacher decisions are wanted but not here (a resumed run: checkpoints do not store them, and a
+        reservoir saved without its data restarts empty)."""
+        cfg = self.cfg
+        return (cfg.demo_weight > 0 and not self.demos) or (cfg.demo_reservoir > 0 and self.reservoir.seen == 0)
 
     def keep_demonstrations(self, data: dict[str, np.ndarray], margin: float, rng: np.random.Generator) -> None:
-        """Keep up to ``demo_size`` of the teacher's decisions (obs, mask, action) for ``demo_weight``."""
-        if self.cfg.demo_weight <= 0 or not len(data["action"]):
-            return
-        rows = np.sort(rng.permutation(len(data["action"]))[: self.cfg.demo_size])
-        self.demos = {k: torch.from_numpy(np.ascontiguousarray(data[k][rows])) for k in ("obs", "mask", "action")}
-        self.demo_margin = margin
+        """Keep up to ``demo_size`` of the teacher's decisions (obs, mask, action) for ``demo_weight``, and put
+        ``demo_reservoir`` of them into a reservoir that has seen nothing yet."""
+        n = len(data["action"])
+        if self.cfg.demo_weight > 0 and n:
+            rows = np.sort(rng.permutation(n)[: self.cfg.demo_size])
+            self.demos = {k: torch.from_numpy(np.ascontiguousarray(data[k][rows])) for k in ("obs", "mask", "action")}
+            self.demo_margin = margin
+        if self.cfg.demo_reservoir > 0 and n and self.reservoir.seen == 0:
+            rows = np.sort(rng.permutation(n)[: self.cfg.demo_reservoir])
+            self.reservoir.add(data["obs"][rows], data["mask"][rows], data["action"][rows], rng)
 
     # --- acting (also run in rollout workers on a copy of ``network``) -------------------------
 

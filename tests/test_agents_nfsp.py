@@ -23,6 +23,8 @@ from train.trainer import Trainer
 
 GAME_OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+# the shipped configs without their warm start
+SCRATCH = ["pretrain.teacher=", "pretrain.copy_teacher=false", "nfsp.demo_weight=0", "nfsp.demo_reservoir=0"]
 
 
 def _spec(game: str, hidden: list[int] | None = None) -> dict:
@@ -235,8 +237,13 @@ def test_config_section_and_errors():
         load_config(overrides=["algorithm=nfsp", "nfsp.demo_weight=-1"])
     with pytest.raises(ConfigError, match="nfsp.demo_weight.*needs pretrain.teacher"):
         load_config(CONFIGS / "thirtyone_nfsp.yaml", ["pretrain.teacher="])
-    scratch = load_config(CONFIGS / "thirtyone_nfsp.yaml", ["pretrain.teacher=", "nfsp.demo_weight=0"])
-    assert scratch.nfsp.demo_weight == 0 and not scratch.pretrain.teacher
+    with pytest.raises(ConfigError, match="nfsp.demo_reservoir.*needs pretrain.teacher"):
+        load_config(overrides=["algorithm=nfsp", "nfsp.demo_reservoir=10"])
+    with pytest.raises(ConfigError, match="nfsp.demo_reservoir"):
+        load_config(overrides=["algorithm=nfsp", "pretrain.teacher=rule", "nfsp.demo_reservoir=-1"])
+    for name in ("skat_nfsp.yaml", "thirtyone_nfsp.yaml"):
+        scratch = load_config(CONFIGS / name, SCRATCH)
+        assert scratch.nfsp.demo_weight == 0 and scratch.nfsp.demo_reservoir == 0 and not scratch.pretrain.teacher
     with pytest.raises(ConfigError, match="pretrain.q_margin"):
         load_config(overrides=["algorithm=nfsp", "pretrain.teacher=rule", "pretrain.q_margin=-0.1"])
     with pytest.raises(ConfigError, match="neither random"):

@@ -13,7 +13,7 @@ from agents import checkpoint, load
 from agents.networks import ActorCritic
 from tests.test_train_trainer import tiny
 from train import pretrain as pretrain_module
-from train.config import load_config
+from train.config import ConfigError, load_config
 from train.pretrain import behaviour_clone, collect_demonstrations, demonstration_q_loss, play_teacher
 from train.pretrain.__main__ import main as pretrain_main
 from train.trainer import Trainer
@@ -122,6 +122,49 @@ def test_nfsp_keeps_the_teachers_decisions_for_the_margin_loss_and_again_on_resu
     assert resumed.learner.needs_demonstrations  # checkpoints do not store them ...
     resumed.train()
     assert all(torch.equal(demos[k], resumed.learner.demos[k]) for k in demos)  # ... the same deals are replayed
+
+
+def test_nfsp_puts_the_teachers_decisions_into_the_reservoir_once(tmp_path):
+    overrides = tiny(tmp_path, "thirtyone", "algorithm=nfsp", "pretrain.teacher=rule", "pretrain.episodes=4",
+                     "pretrain.epochs=1", "nfsp.demo_reservoir=200", "nfsp.learning_starts=10",
+                     "nfsp.learn_every=4", "nfsp.batch_size=16")
+    trainer = Trainer(load_config(overrides=overrides))
+    trainer.pretrain()
+    reservoir = trainer.learner.reservoir
+    assert reservoir.seen == reservoir.size == 200  # before any best-response move
+    seeded = reservoir.obs[:200].copy()
+    trainer.train()
+    assert reservoir.seen > 200  # best-response moves followed them
+    resumed = Trainer.resume(str(tmp_path / "ckpt" / "t" / "latest.pt"), ["total_timesteps=160"])
+    assert resumed.learner.needs_demonstrations  # the reservoir was saved without its data ...
+    resumed.train()
+    assert np.array_equal(resumed.learner.reservoir.obs[:200], seeded)  # ... and gets the same decisions again
+    seen = resumed.learner.reservoir.seen
+    resumed.learner.keep_demonstrations({"obs": seeded[:5], "mask": reservoir.mask[:5], "action": reservoir.action[:5]},
+                                        0.2, np.random.default_rng(0))
+    assert resumed.learner.reservoir.seen == seen  # a reservoir that has seen moves gets no teacher's decisions
+
+
+def test_copy_teacher_starts_the_policy_as_the_teachers_network(tmp_path):
+    Trainer(load_config(overrides=tiny(tmp_path / "ppo", "thirtyone"))).train()
+    teacher = str(tmp_path / "ppo" / "ckpt" / "t" / "latest.pt")
+    source = checkpoint.load_policy_network(checkpoint.load(teacher))
+    overrides = tiny(tmp_path, "thirtyone", "algorithm=nfsp", f"pretrain.teacher={teacher}", "pretrain.episodes=2",
+                     "pretrain.epochs=2", "pretrain.copy_teacher=true",
+                     f"activation={source.spec['activation']}")
+    trainer = Trainer(load_config(overrides=overrides))
+    q_before = [w.clone() for w in trainer.learner.network.q.parameters()]
+    trainer.pretrain()
+    obs = torch.rand(8, trainer.obs_size)
+    with torch.no_grad():  # the policy is the teacher's, exactly; only the Q-network was fitted
+        assert torch.equal(trainer.learner.network.policy_logits(obs), source.policy_logits(obs))
+    assert any(not torch.equal(a, b) for a, b in zip(q_before, trainer.learner.network.q.parameters(), strict=True))
+    other = "relu" if source.spec["activation"] == "tanh" else "tanh"
+    mismatched = Trainer(load_config(overrides=[*overrides, f"activation={other}"]))
+    with pytest.raises(ValueError, match="copy_teacher.*set hidden and activation"):
+        mismatched.pretrain()
+    with pytest.raises(ConfigError, match="pretrain.copy_teacher.*needs a checkpoint"):
+        load_config(overrides=["pretrain.teacher=rule", "pretrain.copy_teacher=true"])
 
 
 def test_trainer_warm_start_then_resume(tmp_path):

@@ -53,6 +53,8 @@ class PretrainConfig:
     holdout: float = 0.05  # share of decisions held out for pretrain/accuracy
     q_margin: float = 0.2  # NFSP: how far (in scaled return) the best response's Q starts other moves below the
     #                         teacher's (DQfD's large-margin loss, train/pretrain: demonstration_q_loss)
+    copy_teacher: bool = False  # a checkpoint teacher of the learner's layer sizes: the policy starts as its exact
+    #                             copy, and the cloning fits only the critic (NFSP: the best response's Q-network)
     driver: str = ""  # DAgger: a checkpoint that plays the deals (greedily) while the teacher labels every decision
     teach_only: list[str] = field(default_factory=list)  # with a driver: action kinds (first word of an action
     #                       name: "discard", "declare") the teacher labels; the driver keeps its own other moves
@@ -313,6 +315,12 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.algorithm == "nfsp" and cfg.nfsp.demo_weight > 0 and not pre.teacher:
         fail("nfsp.demo_weight", "needs pretrain.teacher: the margin loss is on the teacher's decisions "
                                  "(from scratch: pretrain.teacher= nfsp.demo_weight=0)")
+    if cfg.algorithm == "nfsp" and cfg.nfsp.demo_reservoir > 0 and not pre.teacher:
+        fail("nfsp.demo_reservoir", "needs pretrain.teacher: it puts the teacher's decisions into the reservoir "
+                                    "(from scratch: pretrain.teacher= nfsp.demo_reservoir=0)")
+    if pre.copy_teacher and (not pre.teacher or pre.teacher in ("rule", "random")
+                             or pre.teacher.partition(":")[0] in game.agent_specs):
+        fail("pretrain.copy_teacher", f"needs a checkpoint as pretrain.teacher, got {pre.teacher!r}")
     searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
     if pre.teacher and not searcher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):

@@ -71,6 +71,8 @@ from tqdm import tqdm
 
 import agents
 from agents.base import Observation
+from agents.checkpoint import load as load_checkpoint
+from agents.checkpoint import load_named_policy
 from agents.networks import adam, mask_logits, masked_log_probs
 from agents.nfsp import large_margin_loss
 from arena import Deal, Request, play
@@ -280,11 +282,14 @@ def demonstration_q_loss(q: torch.Tensor, mask: torch.Tensor, action: torch.Tens
 
 def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                     learning_rate: float, value_coef: float, holdout: float, seed: int,
-                    progress: bool = True, device: str | None = None, q_margin: float = 0.2) -> dict[str, float]:
+                    progress: bool = True, device: str | None = None, q_margin: float = 0.2,
+                    fit_policy: bool = True) -> dict[str, float]:
     """Fit ``network``'s policy to the teacher's actions (and its critic, if any, to the returns).
 
     A network with a Q-head instead of a critic (NFSP's best response) gets
     :func:`demonstration_q_loss` with ``q_margin`` in its place, weighted by ``value_coef``.
+    ``fit_policy=False`` (the policy is already the teacher's own, ``pretrain.copy_teacher``) fits only
+    that value part, and only its parameters move.
 
     Returns held-out metrics: ``pretrain/accuracy`` (greedy action = teacher's), ``policy_loss``
     (cross-entropy) and, for actor-critics, ``value_loss`` (NFSP: ``q_loss`` and ``q_accuracy``,
@@ -306,7 +311,10 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     network.to(device)
     has_value = hasattr(network, "value")
     has_q = not has_value and hasattr(network, "q_values")  # NFSP: its best response starts from the teacher too
-    optimizer = adam(network.parameters(), lr=learning_rate)
+    value_part = network.critic if has_value else network.q if has_q else None
+    if not fit_policy and value_part is None:
+        raise ValueError("nothing to fit: the policy is the teacher's copy and the network has no value part")
+    optimizer = adam(network.parameters() if fit_policy else value_part.parameters(), lr=learning_rate)
     steps_per_epoch = math.ceil(len(train) / batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: max(0.05, 1.0 - step / max(1, epochs * steps_per_epoch)))
@@ -331,7 +339,7 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         perm = torch.from_numpy(train[rng.permutation(len(train))]).to(device)
         for start in range(0, len(perm), batch_size):
             policy_loss, value_loss, _ = losses(perm[start : start + batch_size])
-            loss = policy_loss + value_coef * value_loss
+            loss = policy_loss + value_coef * value_loss if fit_policy else value_loss
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(network.parameters(), 1.0)
@@ -382,6 +390,21 @@ def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, wo
                                   progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
 
 
+def copy_teacher_policy(network: nn.Module, teacher: str) -> None:
+    """Start ``network``'s policy (its ``actor`` layers) as an exact copy of the checkpoint ``teacher``'s
+    playing network (``pretrain.copy_teacher``), which the cloning then leaves as it is (it fits only the
+    critic or Q-network): fitted from scratch, a network of the same shape reached 93-95% agreement and
+    lost strength on the way."""
+    path, policy = agents.split_spec(teacher)
+    source, _greedy = load_named_policy(load_checkpoint(path), policy, path)
+    theirs, ours = source.spec, network.spec
+    keys = ("obs_size", "num_actions", "hidden", "activation")
+    if not hasattr(source, "actor") or any(theirs.get(k) != ours.get(k) for k in keys):
+        raise ValueError(f"pretrain.copy_teacher: {teacher!r} has a {({k: theirs.get(k) for k in keys})} policy, the "
+                         f"learner {({k: ours.get(k) for k in keys})}; set hidden and activation to the teacher's")
+    network.actor.load_state_dict(source.actor.state_dict())
+
+
 def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int,
              gamma: float = 1.0, reward_scale: float = 1.0, progress: bool = True,
              torch_threads: int = 1, keep: Any = None) -> dict[str, float]:
@@ -393,10 +416,13 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     data = teacher_data(game, env_options, cfg, seed, workers, gamma, reward_scale, progress)
     if keep is not None:
         keep(data)
+    copy = getattr(cfg, "copy_teacher", False)
+    if copy:
+        copy_teacher_policy(network, cfg.teacher)
     threads = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     try:
         return behaviour_clone(network, data, cfg.epochs, cfg.batch_size, cfg.learning_rate, cfg.value_coef,
-                               cfg.holdout, seed, progress, q_margin=getattr(cfg, "q_margin", 0.2))
+                               cfg.holdout, seed, progress, q_margin=getattr(cfg, "q_margin", 0.2), fit_policy=not copy)
     finally:
         torch.set_num_threads(threads)
