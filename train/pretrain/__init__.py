@@ -34,6 +34,10 @@ the rule agent but discards and declares worse)::
     python -m train.pretrain --init skat_ppo.pt --set pretrain.driver=skat_ppo.pt \
         "pretrain.teach_only=[discard, declare]" --episodes 40000 --out skat_ppo_taught.pt
 
+With a checkpoint as the teacher, ``pretrain.copy_teacher`` makes the policy an exact copy of it
+(same ``hidden`` and ``activation``) and fits only the critic or NFSP's Q-network: configs/skat_nfsp.yaml
+starts NFSP's average policy as the shipped PPO agent that way.
+
 Expert iteration (configs/skat_exit.yaml): a search agent as the teacher of the network's card play,
 the network driving. Its labels are expensive (PIMC: about 0.05 s per card), so ``pretrain.cache``
 (a folder) keeps each labelled chunk of deals on disk (train/pretrain/cache.py): a run killed midway
