@@ -96,3 +96,25 @@ def test_batched_collection_credits_each_return_to_its_trajectory(game, learner_
         total += len(batch["action"])
     # no decision lost or repeated: what the updates got plus what still runs is what the learner decided
     assert total + len(collector.traj_ids) == collector.decisions
+
+
+def test_a_snapshot_left_out_of_the_pool_finishes_the_deals_it_sits_in():
+    """Batched games stay in flight across updates, so a snapshot dropped from the pool (pool_size) can
+    still sit at a table: it plays on there until the deal ends, and is no longer drawn."""
+    game = "thirtyone"  # whole games of Thirty-One outlast an update of 4 decisions per env
+    env = describe(game).raw_env(**OPTIONS[game])
+    obs, n = env.observation_space("player_0")["observation"].shape[0], env.action_space("player_0").n
+    spec = network_spec("actor_critic", obs, n, [8], "tanh")
+    policy = {**spec, "kind": "policy"}
+    rollout = RolloutSpec(game, OPTIONS[game], 4, "ppo", spec, policy, 1, 4, 1.0, 2)
+    torch.manual_seed(0)
+    network = build_network(spec)
+    collector = BatchedCollector(rollout, 6, network)
+    pool = OpponentPool({"snapshot": 1.0}, 1, "uniform")
+    for update in range(6):
+        pool.add_snapshot(build_network(policy).state_dict())  # evicts the previous one
+        collector.collect(update, pool.plan(), pool.snapshots)
+        drawn = {collector.keys[c] for c in collector.seat_code[collector.seat_code >= 0].tolist()}
+        assert drawn <= set(collector.filler.shared)  # every seated snapshot still has its agent
+    assert len(collector.keys) > 2  # several snapshots were seated over the updates
+    assert ("snapshot", 0) not in collector.filler.shared  # the first one is gone once its deals ended

@@ -96,7 +96,10 @@ class BatchedCollector:
                 ) -> tuple[dict[str, np.ndarray], list[Episode]]:
         """Step every game until the trajectories finished since the last call hold ``num_envs * num_steps``
         learner decisions; returns them as a batch (trajectory by trajectory) and the deals that ended."""
-        self.filler.update_pool(plan, {i: s for i, s in snapshots if ("snapshot", i) not in self.filler.shared})
+        in_flight = self.seat_code[self.seat_code >= 0] if self.state is not None else []  # before: nobody seated
+        seated = {self.keys[c] for c in np.unique(in_flight).tolist()}
+        self.filler.update_pool(plan, {i: s for i, s in snapshots if ("snapshot", i) not in self.filler.shared},
+                                seated)
         rng = np.random.default_rng([self.spec.seed, update, 7])
         self.filler.start_chunk(rng)
         act = self.actor(self.network, rng) if self.actor is not None else (

@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import zlib
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -84,12 +85,15 @@ class SeatFiller:
         self._spec_cdf = [1.0]
         self._snapshot_cdf: list[float] = []
 
-    def update_pool(self, plan: dict[str, Any], new_snapshots: dict[int, StateDict]) -> None:
-        """Take the current pool (once per update): drop old snapshots, build the new ones."""
+    def update_pool(self, plan: dict[str, Any], new_snapshots: dict[int, StateDict],
+                    seated: Iterable[Any] = ()) -> None:
+        """Take the current pool (once per update): drop old snapshots, build the new ones. A snapshot
+        left out of the pool but still ``seated`` (a deal in flight across updates: batched collection)
+        stays until its deals end; it is no longer drawn."""
         self.plan = plan
         self._spec_cdf = list(itertools.accumulate(plan["weights"]))
         self._snapshot_cdf = list(itertools.accumulate(plan["snapshot_probs"]))
-        live = set(plan["snapshot_ids"])
+        live = set(plan["snapshot_ids"]) | {k[1] for k in seated if isinstance(k, tuple)}
         for key in [k for k in self.shared if isinstance(k, tuple) and k[1] not in live]:
             del self.shared[key]
         for snapshot_id, state in new_snapshots.items():
