@@ -235,6 +235,10 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
     return value
 
 
+# What turns off every warm-start key of the shipped NFSP configs (an error about one of them names all).
+SCRATCH = "(from scratch: pretrain.teacher= pretrain.copy_teacher=false nfsp.demo_weight=0 nfsp.demo_reservoir=0)"
+
+
 def validate(cfg: TrainConfig) -> None:
     """Check values that have a type but also a range or a fixed set; build the env and every opponent once,
     so a bad option or checkpoint fails here, before a run directory exists."""
@@ -313,15 +317,13 @@ def validate(cfg: TrainConfig) -> None:
             fail(f"{name}.{key}", message)
     pre = cfg.pretrain
     if cfg.algorithm == "nfsp" and cfg.nfsp.demo_weight > 0 and not pre.teacher:
-        fail("nfsp.demo_weight", "needs pretrain.teacher: the margin loss is on the teacher's decisions "
-                                 "(from scratch: pretrain.teacher= nfsp.demo_weight=0)")
+        fail("nfsp.demo_weight", f"needs pretrain.teacher: the margin loss is on the teacher's decisions {SCRATCH}")
     if cfg.algorithm == "nfsp" and cfg.nfsp.demo_reservoir > 0 and not pre.teacher:
-        fail("nfsp.demo_reservoir", "needs pretrain.teacher: it puts the teacher's decisions into the reservoir "
-                                    "(from scratch: pretrain.teacher= nfsp.demo_reservoir=0)")
-    if pre.copy_teacher and (not pre.teacher or pre.teacher in ("rule", "random")
-                             or pre.teacher.partition(":")[0] in game.agent_specs):
-        fail("pretrain.copy_teacher", f"needs a checkpoint as pretrain.teacher, got {pre.teacher!r}")
+        fail("nfsp.demo_reservoir", f"needs pretrain.teacher: it puts the teacher's decisions into the reservoir "
+                                    f"{SCRATCH}")
     searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
+    if pre.copy_teacher and (pre.teacher in ("", "rule", "random") or searcher):
+        fail("pretrain.copy_teacher", f"needs a checkpoint as pretrain.teacher, got {pre.teacher!r} {SCRATCH}")
     if pre.teacher and not searcher and (pre.teacher in TRAINING_ONLY_SPECS or (
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
         searchers = "".join(f", {name}" for name in game.agent_specs)

@@ -171,13 +171,13 @@ class Trainer:
         return self.pretrain_metrics
 
     def _keep_demonstrations(self, data: dict[str, np.ndarray]) -> None:
-        if hasattr(self.learner, "keep_demonstrations"):  # NFSP with nfsp.demo_weight: DQfD's margin loss on them
+        if hasattr(self.learner, "keep_demonstrations"):  # NFSP: demo_weight's margin loss, demo_reservoir
             rng = np.random.default_rng([self.cfg.seed, 77])
             self.learner.keep_demonstrations(data, self.cfg.pretrain.q_margin, rng)
 
     def _recollect_demonstrations(self) -> None:
-        """A resumed NFSP run with ``demo_weight`` plays its warm start's deals again (the same, from the
-        seed; a ``pretrain.cache`` makes it a read): checkpoints do not store them."""
+        """A resumed NFSP run with ``demo_weight`` or ``demo_reservoir`` plays its warm start's deals again (the
+        same, from the seed; a ``pretrain.cache`` makes it a read): checkpoints do not store them."""
         cfg = self.cfg
         self._keep_demonstrations(teacher_data(cfg.game, cfg.env_options, cfg.pretrain, cfg.seed, cfg.num_workers,
                                                getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress))

@@ -318,16 +318,20 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     value_part = network.critic if has_value else network.q if has_q else None
     if not fit_policy and value_part is None:
         raise ValueError("nothing to fit: the policy is the teacher's copy and the network has no value part")
-    optimizer = adam(network.parameters() if fit_policy else value_part.parameters(), lr=learning_rate)
+    fitted = list(network.parameters() if fit_policy else value_part.parameters())
+    optimizer = adam(fitted, lr=learning_rate)
     steps_per_epoch = math.ceil(len(train) / batch_size)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: max(0.05, 1.0 - step / max(1, epochs * steps_per_epoch)))
 
-    def losses(idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def losses(idx: torch.Tensor, with_policy: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         obs, mask, action = tensors["obs"][idx], tensors["mask"][idx], tensors["action"][idx]
-        log_probs = masked_log_probs(network.policy_logits(obs), mask)
-        policy_loss = -log_probs.gather(1, action[:, None]).mean()
-        correct = (log_probs.argmax(1) == action).float().mean()
+        if with_policy:
+            log_probs = masked_log_probs(network.policy_logits(obs), mask)
+            policy_loss = -log_probs.gather(1, action[:, None]).mean()
+            correct = (log_probs.argmax(1) == action).float().mean()
+        else:  # a copied policy is left as it is: only the value part is fitted and measured per step
+            policy_loss = correct = torch.zeros((), device=obs.device)
         if has_value:
             value_loss = ((network.value(obs) - tensors["ret"][idx]) ** 2).mean()
         elif has_q:
@@ -342,16 +346,16 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     for _epoch in range(epochs):
         perm = torch.from_numpy(train[rng.permutation(len(train))]).to(device)
         for start in range(0, len(perm), batch_size):
-            policy_loss, value_loss, _ = losses(perm[start : start + batch_size])
+            policy_loss, value_loss, _ = losses(perm[start : start + batch_size], with_policy=fit_policy)
             loss = policy_loss + value_coef * value_loss if fit_policy else value_loss
             optimizer.zero_grad()
             loss.backward()
-            nn.utils.clip_grad_norm_(network.parameters(), 1.0)
+            nn.utils.clip_grad_norm_(fitted, 1.0)
             optimizer.step()
             schedule.step()
             bar.update(1)
             if bar.n % 50 == 0:  # .item() waits for the device
-                bar.set_postfix_str(f"loss={policy_loss.item():.3f}")
+                bar.set_postfix_str(f"loss={(policy_loss if fit_policy else value_loss).item():.3f}")
     bar.close()
     network.to("cpu")
     metrics = {"pretrain/decisions": float(n), "pretrain/train_decisions": float(len(train))}
