@@ -14,7 +14,9 @@ Two networks over the same observation vector, both masked (``agents.networks``,
 Warm start (``pretrain.teacher``, train/pretrain): the average policy is cloned on the teacher's
 decisions and the Q-network is fitted to them as DQfD does (Hester et al. 2018): regression on the
 returns plus a large-margin loss that puts the teacher's move first; with ``demo_weight`` the margin
-loss stays in every RL step, on a kept sample of those decisions.
+loss stays in every RL step, on a kept sample of those decisions; with ``anchor_weight`` every SL step
+adds the KL divergence from the warm-start policy, so the average moves only as far as the reservoir's
+moves outweigh it.
 
 Anticipatory dynamics: at the start of each episode, each learner seat independently acts with
 the BR with probability ``eta`` (default 0.1), else with the AVG, for the whole episode. Only
@@ -70,6 +72,9 @@ class NFSPConfig:
     demo_reservoir: int = 0  # with a warm start: this many of the teacher's decisions enter the reservoir before
     #                          any best-response move, as the first policy of the average (fictitious play's
     #                          initial strategy); 0: the average policy is fitted to best-response moves only
+    anchor_weight: float = 0.0  # with a warm start: weight of KL(warm-start policy || average policy) on every SL
+    #                             batch, which keeps the average near the policy it started from (a KL-regularized
+    #                             average, as piKL regularizes toward an imitation policy: arXiv:2112.07544); 0: off
 
     def problems(self) -> dict[str, str]:
         """Values outside their range, by key (the config loader reports them as errors)."""
@@ -79,8 +84,9 @@ class NFSPConfig:
                 out[key] = f"must be in [0, 1], got {getattr(self, key)}"
         if self.demo_weight < 0:
             out["demo_weight"] = f"must be >= 0, got {self.demo_weight}"
-        if self.demo_reservoir < 0:
-            out["demo_reservoir"] = f"must be >= 0, got {self.demo_reservoir}"
+        for key in ("demo_reservoir", "anchor_weight"):
+            if getattr(self, key) < 0:
+                out[key] = f"must be >= 0, got {getattr(self, key)}"
         for key in ("batch_size", "learn_every", "replay_size", "reservoir_size", "target_update_every", "demo_size"):
             if getattr(self, key) < 1:
                 out[key] = f"must be at least 1, got {getattr(self, key)}"
@@ -273,6 +279,8 @@ class NFSP:
         self.demos: dict[str, torch.Tensor] = {}  # the warm start's teacher decisions (``demo_weight``)
         self.demo_margin = 0.0
         self.demo_losses: list[float] = []  # of the RL steps since the last update's metrics
+        self.anchor: nn.Module | None = None  # the average policy as the first SL step found it (``anchor_weight``)
+        self.anchor_losses: list[float] = []
         self.rl_steps = 0  # gradient steps of each network
         self.sl_steps = 0
         self.pending = 0  # learner decisions not yet paid for by a gradient step
@@ -369,6 +377,9 @@ class NFSP:
         if self.demo_losses:  # how far the best response has moved from the teacher's moves (0: not at all)
             metrics["losses/demo_margin_loss"] = float(np.mean(self.demo_losses))
             self.demo_losses.clear()
+        if self.anchor_losses:  # how far the average policy has moved from its warm start (0: not at all)
+            metrics["losses/anchor_kl"] = float(np.mean(self.anchor_losses))
+            self.anchor_losses.clear()
         return metrics
 
     def _rl_step(self, rng: np.random.Generator) -> tuple[float, float]:
@@ -396,6 +407,15 @@ class NFSP:
         b = self.reservoir.sample(self.cfg.batch_size, rng)
         log_probs = masked_log_probs(self.network.policy_logits(b["obs"]), b["mask"])
         loss = -log_probs.gather(1, b["action"].unsqueeze(1)).mean()
+        if self.cfg.anchor_weight > 0:
+            if self.anchor is None:  # the warm start (or what a resumed warm start loaded): fixed from now on
+                self.anchor = copy.deepcopy(self.network.actor).requires_grad_(False)
+            with torch.no_grad():
+                anchor_log_probs = masked_log_probs(self.anchor(b["obs"]), b["mask"])
+            # Illegal actions have probability 0 under both, so their terms are 0 * (equal log-probs) = 0.
+            kl = (anchor_log_probs.exp() * (anchor_log_probs - log_probs)).sum(dim=1).mean()
+            loss = loss + self.cfg.anchor_weight * kl
+            self.anchor_losses.append(kl.item())
         self._step(self.sl_optimizer, loss, self.network.actor)
         self.sl_steps += 1
         return loss.item()
@@ -424,7 +444,8 @@ class NFSP:
         return {"network": self.network.state_dict(), "target_q": self.target_q.state_dict(),
                 "rl_optimizer": self.rl_optimizer.state_dict(), "sl_optimizer": self.sl_optimizer.state_dict(),
                 "counters": {"rl_steps": self.rl_steps, "sl_steps": self.sl_steps, "pending": self.pending},
-                "replay": self.replay.state_dict(with_data), "reservoir": self.reservoir.state_dict(with_data)}
+                "replay": self.replay.state_dict(with_data), "reservoir": self.reservoir.state_dict(with_data),
+                **({"anchor": self.anchor.state_dict()} if self.anchor is not None else {})}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.network.load_state_dict(state["network"])
@@ -435,4 +456,7 @@ class NFSP:
         self.rl_steps, self.sl_steps, self.pending = counters["rl_steps"], counters["sl_steps"], counters["pending"]
         self.replay.load_state_dict(state["replay"])
         self.reservoir.load_state_dict(state["reservoir"])
+        if "anchor" in state:
+            self.anchor = copy.deepcopy(self.network.actor).requires_grad_(False)
+            self.anchor.load_state_dict(state["anchor"])
         self.network.eta.fill_(self.cfg.eta)  # a config key, so ``--set nfsp.eta=...`` applies on resume

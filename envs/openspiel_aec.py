@@ -7,7 +7,7 @@ on the very same game tree (``train/bench/nfsp.py`` does both)::
     from envs import openspiel_aec
     env = openspiel_aec.env(game="kuhn_poker")     # any turn-based OpenSpiel game with information-state tensors
     python -m train --config configs/skat_nfsp.yaml --set game=envs.openspiel_aec env_options.game=leduc_poker \
-        pretrain.teacher= pretrain.copy_teacher=false nfsp.demo_weight=0 nfsp.demo_reservoir=0 ...
+        pretrain.teacher= pretrain.copy_teacher=false nfsp.demo_weight=0 nfsp.demo_reservoir=0 nfsp.anchor_weight=0 ...
 
 * seats ``player_0 .. player_{n-1}`` are OpenSpiel's players ``0 .. n-1``;
 * observation ``{"observation": float32 information_state_tensor(player), "action_mask": int8 legal actions}``

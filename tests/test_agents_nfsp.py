@@ -24,7 +24,8 @@ from train.trainer import Trainer
 GAME_OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 1}}
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 # the shipped configs without their warm start
-SCRATCH = ["pretrain.teacher=", "pretrain.copy_teacher=false", "nfsp.demo_weight=0", "nfsp.demo_reservoir=0"]
+SCRATCH = ["pretrain.teacher=", "pretrain.copy_teacher=false", "nfsp.demo_weight=0", "nfsp.demo_reservoir=0",
+           "nfsp.anchor_weight=0"]
 
 
 def _spec(game: str, hidden: list[int] | None = None) -> dict:
@@ -223,6 +224,33 @@ def test_resume_without_buffers_keeps_counters(tmp_path):
     assert resumed.update > first.update and resumed.learner.replay.size > 0
 
 
+def _moved_from_start(anchor_weight: float) -> tuple[float, NFSP]:
+    """Total variation between the average policy before and after 60 SL steps on moves it never plays."""
+    torch.manual_seed(0)
+    learner = NFSP(network_spec("nfsp", 6, 5, [16], "tanh"),
+                   NFSPConfig(anchor_weight=anchor_weight, learning_starts=1, learn_every=1, batch_size=32,
+                              sl_learning_rate=0.01))
+    rng = np.random.default_rng(0)
+    obs, mask = rng.random((60, 6), dtype=np.float32), np.ones((60, 5), bool)
+    start = torch.softmax(learner.network.policy_logits(torch.from_numpy(obs)), 1).detach()
+    learner.update({"obs": obs, "mask": mask, "action": np.full(60, 4), "reward": np.zeros(60, np.float32),
+                    "done": np.ones(60, bool), "best_response": np.ones(60, bool)}, 0.5, rng)
+    after = torch.softmax(learner.network.policy_logits(torch.from_numpy(obs)), 1).detach()
+    return 0.5 * float((after - start).abs().sum(1).mean()), learner
+
+
+def test_anchor_keeps_the_average_policy_near_its_start_and_survives_resume():
+    free, _ = _moved_from_start(0.0)
+    anchored, learner = _moved_from_start(10.0)
+    assert free > 0.5 and anchored < free / 3, (free, anchored)
+    assert learner.anchor is not None
+    copy_ = NFSP(network_spec("nfsp", 6, 5, [16], "tanh"), NFSPConfig(anchor_weight=10.0))
+    copy_.load_state_dict(learner.state_dict())  # the anchor is the warm start, not the policy resumed
+    for a, b in zip(copy_.anchor.parameters(), learner.anchor.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert not torch.equal(copy_.anchor[0].weight, copy_.network.actor[0].weight)
+
+
 def test_config_section_and_errors():
     for name in ("skat_nfsp.yaml", "thirtyone_nfsp.yaml"):
         cfg = load_config(CONFIGS / name)
@@ -241,6 +269,10 @@ def test_config_section_and_errors():
         load_config(overrides=["algorithm=nfsp", "nfsp.demo_reservoir=10"])
     with pytest.raises(ConfigError, match="nfsp.demo_reservoir"):
         load_config(overrides=["algorithm=nfsp", "pretrain.teacher=rule", "nfsp.demo_reservoir=-1"])
+    with pytest.raises(ConfigError, match="nfsp.anchor_weight.*needs pretrain.teacher"):
+        load_config(overrides=["algorithm=nfsp", "nfsp.anchor_weight=1"])
+    with pytest.raises(ConfigError, match="nfsp.anchor_weight"):
+        load_config(overrides=["algorithm=nfsp", "pretrain.teacher=rule", "nfsp.anchor_weight=-1"])
     for name in ("skat_nfsp.yaml", "thirtyone_nfsp.yaml"):
         scratch = load_config(CONFIGS / name, SCRATCH)
         assert scratch.nfsp.demo_weight == 0 and scratch.nfsp.demo_reservoir == 0 and not scratch.pretrain.teacher

@@ -236,7 +236,8 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
 
 
 # What turns off every warm-start key of the shipped NFSP configs (an error about one of them names all).
-SCRATCH = "(from scratch: pretrain.teacher= pretrain.copy_teacher=false nfsp.demo_weight=0 nfsp.demo_reservoir=0)"
+SCRATCH = ("(from scratch: pretrain.teacher= pretrain.copy_teacher=false nfsp.demo_weight=0 nfsp.demo_reservoir=0 "
+           "nfsp.anchor_weight=0)")
 
 
 def validate(cfg: TrainConfig) -> None:
@@ -321,6 +322,8 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.algorithm == "nfsp" and cfg.nfsp.demo_reservoir > 0 and not pre.teacher:
         fail("nfsp.demo_reservoir", f"needs pretrain.teacher: it puts the teacher's decisions into the reservoir "
                                     f"{SCRATCH}")
+    if cfg.algorithm == "nfsp" and cfg.nfsp.anchor_weight > 0 and not pre.teacher:
+        fail("nfsp.anchor_weight", f"needs pretrain.teacher: it anchors the average policy to its warm start {SCRATCH}")
     searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
     if pre.copy_teacher and (pre.teacher in ("", "rule", "random") or searcher):
         fail("pretrain.copy_teacher", f"needs a checkpoint as pretrain.teacher, got {pre.teacher!r} {SCRATCH}")
