@@ -12,7 +12,8 @@ import agents
 from agents import checkpoint
 from agents.networks import network_spec
 from agents.neural import NeuralAgent
-from agents.nfsp import NFSP, NFSPConfig, ReplayBuffer, ReservoirBuffer
+from agents.nfsp import NFSP, NFSPConfig
+from agents.nfsp_buffers import ReplayBuffer, ReservoirBuffer
 from envs.gym import aec_env
 from train.__main__ import main
 from train.config import ConfigError, load_config
