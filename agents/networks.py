@@ -51,6 +51,13 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return -(legal_log_probs.exp() * legal_log_probs).sum(-1)
 
 
+def masked_kl(log_p: torch.Tensor, log_q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """KL(p || q) over the legal actions only, per row, from two :func:`masked_log_probs` outputs."""
+    legal = mask.bool()  # illegal entries have p = 0 and add nothing (set to 0 as in masked_entropy)
+    log_p, log_q = log_p.masked_fill(~legal, 0.0), log_q.masked_fill(~legal, 0.0)
+    return (log_p.exp() * (log_p - log_q)).masked_fill(~legal, 0.0).sum(-1)
+
+
 def sample_actions(log_probs: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
     """One action per row by the Gumbel-max trick, with noise from ``rng`` (reproducible).
 

@@ -41,7 +41,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import NETWORKS, PolicyMLP, adam, build_network, mask_logits, masked_log_probs, mlp, sample_actions
+from agents.networks import (
+    NETWORKS,
+    PolicyMLP,
+    adam,
+    build_network,
+    mask_logits,
+    masked_kl,
+    masked_log_probs,
+    mlp,
+    sample_actions,
+)
 from agents.nfsp_buffers import ReplayBuffer, ReservoirBuffer
 
 
@@ -316,8 +326,7 @@ class NFSP:
                 self.anchor = copy.deepcopy(self.network.actor).requires_grad_(False)
             with torch.no_grad():
                 anchor_log_probs = masked_log_probs(self.anchor(b["obs"]), b["mask"])
-            # Illegal actions have probability 0 under both, so their terms are 0 * (equal log-probs) = 0.
-            kl = (anchor_log_probs.exp() * (anchor_log_probs - log_probs)).sum(dim=1).mean()
+            kl = masked_kl(anchor_log_probs, log_probs, b["mask"]).mean()
             loss = loss + self.cfg.anchor_weight * kl
             self.anchor_losses.append(kl.item())
         self._step(self.sl_optimizer, loss, self.network.actor)

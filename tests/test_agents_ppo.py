@@ -11,6 +11,7 @@ from agents.networks import (
     build_network,
     mask_logits,
     masked_entropy,
+    masked_kl,
     masked_log_probs,
     network_spec,
     sample_actions,
@@ -40,6 +41,16 @@ def test_entropy_counts_legal_actions_only():
     entropy = masked_entropy(masked_log_probs(torch.zeros(3, 6), mask), mask)
     assert torch.allclose(entropy, torch.tensor([np.log(2), np.log(6), 0.0], dtype=torch.float32), atol=1e-6)
     assert torch.isfinite(masked_entropy(masked_log_probs(logits, mask), mask)).all()
+
+
+def test_kl_counts_legal_actions_only():
+    mask = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1]])
+    uniform = masked_log_probs(torch.zeros(2, 4), mask)
+    skewed = masked_log_probs(torch.tensor([[0.0, 1.0, 9.0, 9.0], [0.0, 1.0, 2.0, 3.0]]), mask)
+    p = skewed[0, :2].exp()
+    assert torch.allclose(masked_kl(skewed, uniform, mask)[0], (p * (p.log() - np.log(0.5))).sum(), atol=1e-6)
+    assert torch.allclose(masked_kl(uniform, uniform, mask), torch.zeros(2))
+    assert (masked_kl(uniform, skewed, mask) > 0).all()
 
 
 def test_sampling_never_picks_a_masked_action():

@@ -317,13 +317,11 @@ def validate(cfg: TrainConfig) -> None:
         for key, message in (section.problems() if hasattr(section, "problems") else {}).items():
             fail(f"{name}.{key}", message)
     pre = cfg.pretrain
-    if cfg.algorithm == "nfsp" and cfg.nfsp.demo_weight > 0 and not pre.teacher:
-        fail("nfsp.demo_weight", f"needs pretrain.teacher: the margin loss is on the teacher's decisions {SCRATCH}")
-    if cfg.algorithm == "nfsp" and cfg.nfsp.demo_reservoir > 0 and not pre.teacher:
-        fail("nfsp.demo_reservoir", f"needs pretrain.teacher: it puts the teacher's decisions into the reservoir "
-                                    f"{SCRATCH}")
-    if cfg.algorithm == "nfsp" and cfg.nfsp.anchor_weight > 0 and not pre.teacher:
-        fail("nfsp.anchor_weight", f"needs pretrain.teacher: it anchors the average policy to its warm start {SCRATCH}")
+    for key, why in (("demo_weight", "the margin loss is on the teacher's decisions"),
+                     ("demo_reservoir", "it puts the teacher's decisions into the reservoir"),
+                     ("anchor_weight", "it anchors the average policy to its warm start")):
+        if cfg.algorithm == "nfsp" and getattr(cfg.nfsp, key) > 0 and not pre.teacher:
+            fail(f"nfsp.{key}", f"needs pretrain.teacher: {why} {SCRATCH}")
     searcher = pre.teacher.partition(":")[0] in game.agent_specs  # the game's own search agent: pimc:preset=fast
     if pre.copy_teacher and (pre.teacher in ("", "rule", "random") or searcher):
         fail("pretrain.copy_teacher", f"needs a checkpoint as pretrain.teacher, got {pre.teacher!r} {SCRATCH}")
