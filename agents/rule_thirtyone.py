@@ -4,13 +4,14 @@ Heuristics (all from what the seat can see, decoded with ``envs.thirtyone.observ
 
 * **Never misses a blitz.** If the discard top makes 31 with two of its cards it takes it; with
   four cards in hand it always keeps a 31.
-* **Knocks on a threshold** that depends on the number of players still in and how far the round
-  is: on the first lap ``KNOCK_FIRST_LAP[players]`` (21 with 2 players down to 17 with 7 or more:
-  early, the others' hands are still random and weak, and more players make it likelier that
-  somebody is lower), then 3 more per lap (the others have improved their hands), capped at
-  ``KNOCK_CAP`` = 28. On its last life (on the county, or one life without the free ride) it knocks
-  one point earlier, to end the round before the others improve. It never knocks below the
-  ``min_knock_score`` option (the mask forbids it anyway) and declines the throw-down.
+* **Knocks on a threshold** (``agents.rule_thirtyone_knock``) that depends on the number of players
+  still in and how far the round is: on the first lap ``KNOCK_FIRST_LAP[players]`` (21 with 2
+  players down to 17 with 7 or more: early, the others' hands are still random and weak, and more
+  players make it likelier that somebody is lower), then 3 more per lap (the others have improved
+  their hands), capped at ``KNOCK_CAP`` = 28. On its last life (on the county, or one life without
+  the free ride) it knocks one point earlier, to end the round before the others improve. It never
+  knocks below the ``min_knock_score`` option (the mask forbids it anyway) and declines the
+  throw-down.
 * **Takes the discard when it improves the hand**: it takes the top card if keeping it with the
   best two of its cards is worth more than the hand now; otherwise it draws from the stock.
 * **Keeps the suit it is building**: it discards the card whose removal leaves the best hand; among
@@ -36,28 +37,33 @@ layout of ``envs.thirtyone.observation_table``) add, with the same discard rule:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from agents.base import Agent, Observation
-from envs.thirtyone.actions import DRAW, KEEP, KNOCK, LOOK, PICK, RENEW, RESTART, SCORE, STOP, SWAP, TAKE, THROW_DOWN
-from envs.thirtyone.brag import FLUSH, PAIR, brag_value
+from agents.rule_thirtyone_arrays import act_arrays
+from agents.rule_thirtyone_knock import KNOCK_BRAG, KNOCK_CAP, KNOCK_TABLE_BONUS, knock_threshold
+from envs.thirtyone.actions import (
+    DRAW,
+    KEEP,
+    KNOCK,
+    LOOK,
+    NUM_ACTIONS,
+    PICK,
+    RENEW,
+    RESTART,
+    SCORE,
+    STOP,
+    SWAP,
+    TAKE,
+    THROW_DOWN,
+)
+from envs.thirtyone.brag import brag_value
 from envs.thirtyone.cards import SUIT, VALUE
+from envs.thirtyone.layout import OBS_SIZE
 from envs.thirtyone.observation import decode
 from envs.thirtyone.scoring import hand_value
-
-KNOCK_FIRST_LAP = {2: 21, 3: 20, 4: 19, 5: 18, 6: 18}
-KNOCK_LATE = 17  # 7 or more players
-KNOCK_PER_LAP = 3
-KNOCK_CAP = 28
-KNOCK_TABLE_BONUS = 2  # every turn sees table cards, or no lives are at stake: knock later
-# brag: a pair of eights on the first lap, a pair of queens on the second, then a flush
-KNOCK_BRAG = (PAIR * 13**3 + 6 * 13**2, PAIR * 13**3 + 10 * 13**2, FLUSH * 13**3)
-
-
-def knock_threshold(players: int, lap: int, last_life: bool = False) -> float:
-    """The least hand value this agent knocks with."""
-    base = KNOCK_FIRST_LAP.get(players, KNOCK_LATE)
-    return min(base + KNOCK_PER_LAP * lap, KNOCK_CAP) - (1 if last_life else 0)
 
 
 class RuleThirtyOneAgent(Agent):
@@ -65,6 +71,7 @@ class RuleThirtyOneAgent(Agent):
 
     game = "thirtyone"
     name = "rule"
+    shareable = True  # no per-deal state (its generator only breaks ties): one instance serves every seat
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -86,6 +93,26 @@ class RuleThirtyOneAgent(Agent):
         else:
             action = self._discard(info, [int(a) for a in legal])
         return action if mask[action] else int(legal[self.rng.integers(legal.size)])
+
+    def act_arrays(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for many games at once (observation vectors [B, D], masks [B, A]); the same moves as ``act``.
+
+        Classic-layout games are decided together with numpy (``agents.rule_thirtyone_arrays``), games
+        with cards on the table one by one.
+        """
+        obs, masks = np.asarray(observations, np.float32), np.asarray(masks)
+        if obs.ndim == 2 and obs.shape[1] == OBS_SIZE:
+            return act_arrays(obs, masks[:, :NUM_ACTIONS] if masks.shape[1] > NUM_ACTIONS else masks, self.rng)
+        return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
+                          np.int64)
+
+    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
+        if len(observations) > 1 and all(np.shape(o["observation"]) == (OBS_SIZE,) for o in observations):
+            obs = np.stack([o["observation"] for o in observations])
+            masks = np.stack([np.asarray(o["action_mask"]) for o in observations])
+            if masks.shape[1] == NUM_ACTIONS:
+                return self.act_arrays(obs, masks).tolist()
+        return [self.act(o) for o in observations]
 
     # ----------------------------------------------------------------- helpers
     def _value(self, cards: list[int], info: dict) -> float:

@@ -2,6 +2,7 @@
 
     python -m envs.vector_bench skat [--batches 64,256,1024,4096,16384] [--seconds 3] [--device cpu]
     python -m envs.vector_bench thirtyone --env num_players=4
+    python -m envs.vector_bench thirtyone --policy rule --batches 1,16,256,4096   # the rule agent's moves
 
 A *decision* is one action of one player, chosen uniformly among the legal ones, with the
 observation and the action mask of every decision computed (the AEC loop: ``env.last()``,
@@ -46,9 +47,10 @@ def _timed(run: Callable[[float], int], seconds: float, repeats: int = 3) -> dic
     return best
 
 
-def aec_random_loop(env: Any, seed: int = 0) -> Callable[[float], tuple[int, int]]:
+def aec_random_loop(env: Any, seed: int = 0, policy: Any = None) -> Callable[[float], tuple[int, int]]:
     """The loop an RL user writes over an AEC env: env.last(), sample from the mask with numpy, env.step().
-    ``run(seconds)`` -> (decisions, finished episodes); ``train.bench env`` uses it too."""
+    ``run(seconds)`` -> (decisions, finished episodes); ``train.bench env`` uses it too. With ``policy``
+    (an agent) its ``act`` chooses every move instead."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
 
@@ -61,6 +63,9 @@ def aec_random_loop(env: Any, seed: int = 0) -> Callable[[float], tuple[int, int
                 obs, reward, termination, truncation, info = env.last()
                 if termination or truncation:
                     action = None
+                elif policy is not None:
+                    action = policy.act(obs)
+                    n += 1
                 else:
                     legal = np.flatnonzero(obs["action_mask"])
                     action = legal[rng.integers(legal.size)]
@@ -72,23 +77,42 @@ def aec_random_loop(env: Any, seed: int = 0) -> Callable[[float], tuple[int, int
     return run
 
 
-def aec_loop(game: str, options: dict, seed: int = 0) -> Callable[[float], int]:
+def aec_loop(game: str, options: dict, seed: int = 0, policy: Any = None) -> Callable[[float], int]:
     """The raw AEC env of ``game`` under :func:`aec_random_loop`: decisions only."""
     from envs.games import describe
 
-    run = aec_random_loop(describe(game).raw_env(**options), seed)
+    run = aec_random_loop(describe(game).raw_env(**options), seed, policy)
     return lambda seconds: run(seconds)[0]
 
 
-def vector_loop(game: str, num_envs: int, device: str, options: dict, seed: int = 0
+def policy_actions(policy: Any, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """An agent's moves for a whole batch: its ``act_arrays`` where it has one, else ``act`` game by game."""
+    obs, mask = observation.cpu().numpy(), action_mask.cpu().numpy()
+    live = np.flatnonzero(mask.any(axis=1))  # a finished slot (no legal move) ignores its action
+    actions = np.zeros(len(mask), np.int64)
+    if hasattr(policy, "act_arrays"):
+        actions[live] = policy.act_arrays(obs[live], mask[live])
+    else:
+        actions[live] = [policy.act({"observation": o, "action_mask": m.astype(np.int8)})
+                         for o, m in zip(obs[live], mask[live], strict=True)]
+    return torch.from_numpy(actions).to(action_mask.device)
+
+
+def vector_loop(game: str, num_envs: int, device: str, options: dict, seed: int = 0, policy: Any = None
                 ) -> tuple[Callable[[float], int], object]:
     from envs.games import describe
 
     venv = describe(game).vector_env(num_envs, device=device, seed=seed, **options)
     gen = torch.Generator(device=device).manual_seed(seed)
+
+    def choose(state: Any) -> torch.Tensor:
+        if policy is None:
+            return random_legal_actions(state.action_mask, gen)
+        return policy_actions(policy, state.observation, state.action_mask)
+
     box = {"state": venv.reset()}
     for _ in range(150):  # past the first deals, so that the slots are in every phase
-        box["state"] = venv.step(random_legal_actions(box["state"].action_mask, gen))
+        box["state"] = venv.step(choose(box["state"]))
     sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
 
     def run(seconds: float) -> int:
@@ -97,7 +121,7 @@ def vector_loop(game: str, num_envs: int, device: str, options: dict, seed: int 
         while time.perf_counter() < end:
             for _ in range(10):
                 finished += state.terminated.sum()  # slots that deal anew instead of deciding
-                state = venv.step(random_legal_actions(state.action_mask, gen))
+                state = venv.step(choose(state))
             steps += 10
         sync()
         box["state"] = state
@@ -143,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-aec", action="store_true", help="no AEC loop row (e.g. on an accelerator)")
     parser.add_argument("--compile", action="store_true",
                         help="the engine's torch.compile path (Skat: compile=True; compiled before timing)")
+    parser.add_argument("--policy", choices=("random", "rule"), default="random",
+                        help="who chooses the moves: uniform among the legal ones (default), or the game's rule "
+                             "agent in every seat (the AEC loop: act per decision; the batched engine: its "
+                             "act_arrays for the whole batch where it has one)")
     parser.add_argument("--backend", choices=("auto", "torch", "numba"),
                         help="the batched engine's backend: torch (any device) or the compiled CPU kernel (auto, "
                              "the default: the kernel on a CPU)")
@@ -158,13 +186,19 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--env takes KEY=VALUE, got {item!r}")
         options[key] = yaml.safe_load(value)
     torch.set_num_threads(args.threads)
+    policy = None
+    if args.policy == "rule":
+        import agents
+
+        policy = agents.make("rule", game=args.game, seed=0)
     tuned = False if args.no_malloc_tuning else tune_malloc()
     print(f"{args.game} {options or ''}: python {platform.python_version()}, torch {torch.__version__}, device "
-          f"{args.device}, {torch.get_num_threads()} thread(s), malloc tuning {'on' if tuned else 'off'}")
+          f"{args.device}, {torch.get_num_threads()} thread(s), malloc tuning {'on' if tuned else 'off'}, moves "
+          f"{args.policy}")
     rows = []
     aec = None
     if not args.skip_aec:
-        aec = _timed(aec_loop(args.game, options), args.seconds)
+        aec = _timed(aec_loop(args.game, options, policy=policy), args.seconds)
         rows.append({"row": f"{args.game} AEC loop, raw_env", **aec})
         print(f"{args.game + ' AEC loop, raw_env':<42} {aec['decisions_per_cpu_s']:>12,.0f} decisions/cpu-s "
               f"{aec['decisions_per_wall_s']:>12,.0f} decisions/wall-s", flush=True)
@@ -174,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             extra = {"compile": True} if args.compile else {}
             if args.backend:
                 extra["backend"] = args.backend
-            run, venv = vector_loop(args.game, n, args.device, {**options, **extra})
+            run, venv = vector_loop(args.game, n, args.device, {**options, **extra}, policy=policy)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

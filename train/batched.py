@@ -3,8 +3,9 @@
 ``collection: batched`` in a config selects it. N games run in lockstep inside one vector env (the
 game's batched engine where it has one, else ``envs.vector.AECVectorEnv``); each step groups the
 games by who is to act: the learner decides for all of its games in one forward pass, each neural
-opponent (``self``, ``snapshot``, a checkpoint) in one pass, ``random`` straight from the masks;
-other agents (``rule``) decide game by game from their numpy observation. Games stay in flight
+opponent (``self``, ``snapshot``, a checkpoint) in one pass, ``random`` straight from the masks,
+an agent with ``act_arrays`` (the Thirty-One ``rule`` agent) in one call; other agents (Skat's
+``rule``) decide game by game from their numpy observation. Games stay in flight
 across updates: an update trains on the trajectories completed since the last one (at least
 ``num_envs * num_steps`` learner decisions), and a trajectory still running carries over (its
 early decisions were taken by the previous weights; PPO's stored log-probabilities account for
@@ -202,8 +203,8 @@ class BatchedCollector:
 
 def _decide(agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Actions of one opponent for many games: one forward pass, a vectorised draw, or one call per game."""
-    if isinstance(agent, NeuralAgent):
-        return agent.act_arrays(obs, mask)
+    if isinstance(agent, NeuralAgent) or hasattr(agent, "act_arrays"):  # the Thirty-One rule agent has one too
+        return np.asarray(agent.act_arrays(obs, mask), np.int64)
     if isinstance(agent, RandomAgent):
         return np.where(mask, agent.rng.random(mask.shape), -1.0).argmax(axis=1)
     observations = [{"observation": o, "action_mask": m.astype(np.int8)} for o, m in zip(obs, mask, strict=True)]

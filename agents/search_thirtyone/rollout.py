@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from agents.rule_thirtyone import knock_threshold
+from agents.rule_thirtyone_knock import knock_threshold
 from envs.thirtyone.actions import DRAW, KNOCK, TAKE
 from envs.thirtyone.cards import NUM_CARDS, SUIT, VALUE
 from envs.thirtyone.phases import DISCARD

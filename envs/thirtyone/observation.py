@@ -356,26 +356,26 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
         raise ValueError(f"not a Thirty-One observation: shape {full.shape}, expected ({OBS_SIZE},) or "
                          f"({TABLE_OBS_SIZE},) (the table layout)")
     v = full[:OBS_SIZE]
-    planes = v[:SEATS].reshape(NUM_PLANES, NUM_CARDS) > 0.5
-
-    def ids(row: np.ndarray) -> list[int]:
-        return [int(c) for c in np.flatnonzero(row)]
-
+    # one nonzero over all card planes, split by plane: decode runs once per rule-agent decision
+    planes: list[list[int]] = [[] for _ in range(NUM_PLANES)]
+    plane_of, card_of = np.divmod(np.flatnonzero(v[:SEATS] > 0.5), NUM_CARDS)
+    for plane, card in zip(plane_of.tolist(), card_of.tolist(), strict=True):
+        planes[plane].append(card)
     seats = v[SEATS:GLOBAL].reshape(MAX_SEATS, SEAT_FEATURES)
+    flags = (seats > 0.5).T.tolist()  # per feature, per relative seat
 
     def who(feature: int) -> int:
-        hits = np.flatnonzero(seats[:, feature] > 0.5)
-        return int(hits[0]) if hits.size else -1
+        return flags[feature].index(True) if True in flags[feature] else -1
 
     g = v[GLOBAL:]
     phase = int(np.argmax(g[:3])) if g[:3].any() else 3
-    top, locked = ids(planes[1]), ids(planes[2])
+    top, locked = planes[1], planes[2]
     info = {
-        "hand": ids(planes[0]),
+        "hand": planes[0],
         "top": top[0] if top else -1,
         "locked": locked[0] if locked else -1,
-        "pile_by": [ids(planes[3 + r]) for r in range(MAX_SEATS)],
-        "held_by": [[]] + [ids(planes[12 + r]) for r in range(MAX_SEATS - 1)],
+        "pile_by": planes[3 : 3 + MAX_SEATS],
+        "held_by": [[]] + planes[12 : 12 + MAX_SEATS - 1],
         "phase": PHASES[phase],
         "stock": round(float(v[STOCK]) * 52),
         "pile_size": round(float(v[PILE]) * 52),
@@ -383,11 +383,11 @@ def decode(observation: dict[str, np.ndarray] | np.ndarray) -> dict[str, Any]:
         "knocker": who(KNOCKED),
         "dealer": who(DEALER),
         "to_act": who(TO_ACT),
-        "present": [bool(x) for x in seats[:, PRESENT] > 0.5],
-        "out": [bool(x) for x in seats[:, OUT] > 0.5],
-        "lives": [float(x) for x in seats[:, LIVES]],
-        "on_county": [bool(x) for x in seats[:, COUNTY] > 0.5],
-        "scores": [float(x) for x in seats[:, SCORE]],
+        "present": flags[PRESENT],
+        "out": flags[OUT],
+        "lives": seats[:, LIVES].tolist(),
+        "on_county": flags[COUNTY],
+        "scores": seats[:, SCORE].tolist(),
         "turn": round(float(v[TURN]) * 100),
         "lap": float(v[LAP]) * 10,
         "round": round(float(v[ROUND]) * 30),

@@ -3,8 +3,10 @@
     python -m train.bench trainer --game skat          (also: python -m train.bench_train --game skat)
     python -m train.bench trainer --game thirtyone --steps 40000 --num-envs 16
     python -m train.bench trainer --game skat --collections envs,batched --num-envs 256 --skip-sb3
+    python -m train.bench trainer --game thirtyone --opponents rule --collections envs,batched --skip-sb3
 
-Both learners play one seat (rotating) against uniform-random opponents, with the same network
+Both learners play one seat (rotating) against uniform-random opponents (``--opponents rule``: the
+game's rule agent in every other seat), with the same network
 (separate actor and critic MLPs, ``--hidden``, tanh), the same number of envs, rollout length,
 4 epochs x 4 minibatches. A step is one decision of the learning seat (SB3's ``timesteps``, our
 ``global_step``); the rate covers collection and updates, measured after start-up.
@@ -32,12 +34,13 @@ from train.trainer import Trainer
 
 
 def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
-               threads: int, chunks: int, seed: int = 1, collection: str = "envs") -> float:
+               threads: int, chunks: int, seed: int = 1, collection: str = "envs", opponents: str = "random"
+               ) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(overrides=[
             f"game={game}", f"total_timesteps={steps}", f"num_envs={num_envs}", f"num_steps={num_steps}",
             f"num_workers={workers}", f"rollout_chunks={chunks}", f"torch_threads={threads}",
-            f"hidden={','.join(map(str, hidden))}", "opponents=random:1", "eval_opponents=[]",
+            f"hidden={','.join(map(str, hidden))}", f"opponents={opponents}:1", "eval_opponents=[]",
             "checkpoint_every=0", "snapshot_every=0", "progress=false",
             f"runs_dir={tmp}/runs", f"checkpoint_dir={tmp}/ckpt", f"seed={seed}", "run_name=bench",
             f"collection={collection}",
@@ -48,14 +51,18 @@ def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: lis
 
 
 def bench_sb3(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], threads: int,
-              seed: int = 1) -> float | None:
+              seed: int = 1, opponents: str = "random") -> float | None:
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import DummyVecEnv
     except ImportError:
         return None
     torch.set_num_threads(threads)
-    venv = DummyVecEnv([lambda: SingleAgentEnv(game) for _ in range(num_envs)])
+    import agents
+
+    venv = DummyVecEnv([lambda: SingleAgentEnv(game, opponents=None if opponents == "random" else
+                                               agents.make(opponents, game=game, seed=seed))
+                        for _ in range(num_envs)])
     model = MaskablePPO(
         "MlpPolicy", venv, n_steps=num_steps, batch_size=num_envs * num_steps // 4, n_epochs=4,
         learning_rate=2.5e-4, policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=torch.nn.Tanh),
@@ -82,6 +89,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternating measurements; the median is reported")
     parser.add_argument("--collections", default="envs",
                         help="our trainer's collection paths to measure, comma-separated: envs, batched")
+    parser.add_argument("--opponents", choices=("random", "rule"), default="random",
+                        help="who sits in the other seats (default random)")
     parser.add_argument("--skip-sb3", action="store_true")
     args = parser.parse_args(argv)
     hidden = [int(w) for w in args.hidden.split(",")]
@@ -90,19 +99,22 @@ def main(argv: list[str] | None = None) -> None:
     if bad or not collections:
         parser.error(f"--collections: {bad or 'nothing'} is not envs or batched")
     print(f"{args.game}: {args.steps} learner decisions x {args.repeat}, {args.num_envs} envs x {args.num_steps} "
-          f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs random, torch threads {args.threads}",
+          f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs {args.opponents}, torch threads "
+          f"{args.threads}",
           flush=True)
     rates: dict[str, list[float]] = {c: [] for c in collections}
     sb3: list[float] = []
     for _ in range(args.repeat):
         for collection in collections:
             rates[collection].append(bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden,
-                                                args.workers, args.threads, args.chunks, collection=collection))
+                                                args.workers, args.threads, args.chunks, collection=collection,
+                                                opponents=args.opponents))
             how = (f"{args.workers} workers, rollout_chunks={args.chunks}" if collection == "envs"
                    else "batched engine, trainer process")
             print(f"  ours (collection={collection}, {how}): {rates[collection][-1]:8,.0f} steps/s", flush=True)
         if not args.skip_sb3:
-            rate = bench_sb3(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.threads)
+            rate = bench_sb3(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.threads,
+                             opponents=args.opponents)
             if rate is None:
                 print("  sb3-contrib MaskablePPO: not installed (pip install sb3-contrib); skipped")
                 args.skip_sb3 = True
