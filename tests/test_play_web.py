@@ -61,7 +61,8 @@ def test_setup_lists_games_variants_options_and_server_side_opponents(server):
     # search plays every Thirty-One table (the rule agent's move where its world sampler does not reach)
     ("thirtyone", {"variant": "banking", "num_players": 3}, 3, {"random", "rule", "search"}),
     ("thirtyone", {"num_players": 2}, 2, {"random", "rule", "search", "checkpoint:thirtyone_ppo.pt",
-                                          "checkpoint:thirtyone_nfsp.pt", "checkpoint:thirtyone_dmc.pt"}),
+                                          "checkpoint:thirtyone_ppo_bc.pt", "checkpoint:thirtyone_nfsp.pt",
+                                          "checkpoint:thirtyone_dmc.pt"}),
 ])
 def test_the_shape_of_a_table_and_who_fits_it(server, game, options, seats, fitting):
     host, _ = server
