@@ -49,7 +49,6 @@ from envs.thirtyone.actions import (
     KEEP,
     KNOCK,
     LOOK,
-    NUM_ACTIONS,
     PICK,
     RENEW,
     RESTART,
@@ -102,16 +101,14 @@ class RuleThirtyOneAgent(Agent):
         """
         obs, masks = np.asarray(observations, np.float32), np.asarray(masks)
         if obs.ndim == 2 and obs.shape[1] == OBS_SIZE:
-            return act_arrays(obs, masks[:, :NUM_ACTIONS] if masks.shape[1] > NUM_ACTIONS else masks, self.rng)
+            return act_arrays(obs, masks, self.rng)
         return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
                           np.int64)
 
     def act_batch(self, observations: Sequence[Observation]) -> list[int]:
         if len(observations) > 1 and all(np.shape(o["observation"]) == (OBS_SIZE,) for o in observations):
-            obs = np.stack([o["observation"] for o in observations])
-            masks = np.stack([np.asarray(o["action_mask"]) for o in observations])
-            if masks.shape[1] == NUM_ACTIONS:
-                return self.act_arrays(obs, masks).tolist()
+            return self.act_arrays(np.stack([o["observation"] for o in observations]),
+                                   np.stack([o["action_mask"] for o in observations])).tolist()
         return [self.act(o) for o in observations]
 
     # ----------------------------------------------------------------- helpers

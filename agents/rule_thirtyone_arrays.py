@@ -34,14 +34,19 @@ _RANK = np.asarray(RANK)
 _VALUE = np.asarray(VALUE)
 _SUIT_VALUE = np.zeros((NUM_CARDS, 4), np.int64)  # a card's value in its suit's column
 _SUIT_VALUE[np.arange(NUM_CARDS), _SUIT] = _VALUE
+_SUIT_ONE_HOT = _SUIT_VALUE > 0  # a card's suit as a column
 _FIRST_LAP = np.asarray([KNOCK_FIRST_LAP.get(p, KNOCK_LATE) for p in range(10)], np.float64)
-NEXT_HELD = HELD_BY  # relative seat 1 (the next player): the cards it was seen taking
+_NEXT_HELD = HELD_BY  # relative seat 1 (the next player): the cards it was seen taking
 _NONE = -1.0  # an option that is off
 
 
-def _hand_values(cards: np.ndarray, three_kind: np.ndarray, three_aces: np.ndarray) -> np.ndarray:
-    """``scoring.hand_value`` of three-card hands ``cards`` [B, 3] (card ids), the options per game."""
-    best = _SUIT_VALUE[cards].sum(axis=1).max(axis=1).astype(np.float64)
+def _hand_values(cards: np.ndarray, three_kind: np.ndarray, three_aces: np.ndarray,
+                 totals: np.ndarray | None = None) -> np.ndarray:
+    """``scoring.hand_value`` of three-card hands ``cards`` [B, 3] (card ids), the options per game;
+    ``totals`` [B, 4], the value held per suit, where the caller has it already."""
+    if totals is None:
+        totals = _SUIT_VALUE[cards].sum(axis=1)
+    best = totals.max(axis=1).astype(np.float64)
     ranks = _RANK[cards]
     triple = (ranks[:, 0] == ranks[:, 1]) & (ranks[:, 1] == ranks[:, 2])
     aces = triple & (ranks[:, 0] == ACE) & (three_aces != _NONE)
@@ -51,7 +56,7 @@ def _hand_values(cards: np.ndarray, three_kind: np.ndarray, three_aces: np.ndarr
 
 def _held(obs: np.ndarray, plane: int, size: int) -> np.ndarray:
     """The ids of the ``size`` cards of a card plane per game, in increasing order ([B, size])."""
-    return np.sort(np.argsort(obs[:, plane : plane + NUM_CARDS] <= 0.5, axis=1, kind="stable")[:, :size], axis=1)
+    return np.argsort(obs[:, plane : plane + NUM_CARDS] <= 0.5, axis=1, kind="stable")[:, :size]  # held first
 
 
 def act_arrays(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -119,16 +124,16 @@ def _discard(obs: np.ndarray, mask: np.ndarray, three_kind: np.ndarray, three_ac
     what the discard feeds) packed into one number per candidate; ties at random.
     """
     hand = _held(obs, HAND, 4)
-    fed = (obs[:, NEXT_HELD : NEXT_HELD + NUM_CARDS] > 0.5) @ _SUIT_VALUE.astype(bool)  # [B, 4] suits seen taken
+    fed = (obs[:, _NEXT_HELD : _NEXT_HELD + NUM_CARDS] > 0.5) @ _SUIT_ONE_HOT  # [B, 4] suits seen taken
     rows = np.arange(len(obs))
     score = np.full((len(obs), 4), -np.inf)
     for i in range(4):  # throw hand card i
         card = hand[:, i]
         rest = np.delete(hand, i, axis=1)
-        value = _hand_values(rest, three_kind, three_aces)
+        total = _SUIT_VALUE[rest].sum(axis=1)  # [B, 4]
+        value = _hand_values(rest, three_kind, three_aces, total)
         suits, values = _SUIT[rest], _VALUE[rest]
-        count = (suits[:, :, None] == np.arange(4)).sum(axis=1)  # [B, 4]
-        total = _SUIT_VALUE[rest].sum(axis=1)
+        count = _SUIT_ONE_HOT[rest].sum(axis=1)  # [B, 4]
         # the building suit: most cards, then most value, then the lowest suit (``max`` over a set)
         building = (count * 64 + total).argmax(axis=1)
         in_suit = np.where(suits == building[:, None], values, 0)

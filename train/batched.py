@@ -21,7 +21,6 @@ import torch
 from torch import nn
 
 from agents import algorithm
-from agents.neural import NeuralAgent
 from agents.random_agent import RandomAgent
 from arena import Episode
 from envs.games import describe
@@ -203,7 +202,7 @@ class BatchedCollector:
 
 def _decide(agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Actions of one opponent for many games: one forward pass, a vectorised draw, or one call per game."""
-    if isinstance(agent, NeuralAgent) or hasattr(agent, "act_arrays"):  # the Thirty-One rule agent has one too
+    if hasattr(agent, "act_arrays"):  # a network, the Thirty-One rule agent
         return np.asarray(agent.act_arrays(obs, mask), np.int64)
     if isinstance(agent, RandomAgent):
         return np.where(mask, agent.rng.random(mask.shape), -1.0).argmax(axis=1)
