@@ -51,6 +51,9 @@ Card play
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 import numpy as np
 
 from agents import skat_hand as H
@@ -120,6 +123,27 @@ class RuleSkatAgent(Agent):
         if not legal >> action & 1:  # a safety net: the rules above only pick legal actions
             action = _first(legal)
         return action
+
+    def act_arrays(self, observations: np.ndarray, masks: np.ndarray,
+                   rng: np.random.Generator | None = None) -> np.ndarray:
+        """Actions (int64 [N]) for many games at once (observations [N, D], masks [N, A]): ``act``'s moves.
+
+        ISkO rows are decided in one call of the numba copy of this player (``agents.rule_skat_kernel``,
+        held to ``act`` bit for bit by its test), other tables row by row. ``rng`` is accepted for the
+        common interface: the player is deterministic."""
+        obs, masks = np.asarray(observations), np.asarray(masks)
+        if obs.ndim == 2 and obs.shape[1] == OBSERVATION_SIZE:
+            from agents.rule_skat_kernel import act_arrays  # numba: imported when first used
+
+            return act_arrays(obs, masks, _kernel_tables())
+        return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
+                          np.int64)
+
+    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
+        if len(observations) > 1 and all(np.shape(o["observation"]) == (OBSERVATION_SIZE,) for o in observations):
+            return self.act_arrays(np.stack([o["observation"] for o in observations]),
+                                   np.stack([o["action_mask"] for o in observations])).tolist()
+        return [self.act(o) for o in observations]
 
     # --- auction and game choice ----------------------------------------------------------
     def evaluate(self, hand: int, forehand: bool) -> tuple[int, list[tuple[float, int, bool, bool]]]:
@@ -249,6 +273,14 @@ class RuleSkatAgent(Agent):
         hand, skat = view.hand, view.skat_put
         skat_pts = H.points(skat) if skat else H.skat_guess(hand)
         return H.prob(H.score(hand, g, True, view.position == FOREHAND, skat_pts)) >= RE_PROB
+
+
+@functools.cache
+def _kernel_tables() -> object:
+    """The batched player's tables, with this module's constants (the kernel never imports this module)."""
+    from agents.rule_skat_kernel import build_tables
+
+    return build_tables(MARGIN, HAND_EDGE, RE_PROB, NULL_OUVERT_P, _LABEL, _PICKUP_CLUBS)
 
 
 def _ev(p: float, cards: int, g: int, hand_game: bool, ouvert: bool, bid: int, skat_seen: bool) -> float:

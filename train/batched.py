@@ -4,8 +4,8 @@
 game's batched engine where it has one, else ``envs.vector.AECVectorEnv``); each step groups the
 games by who is to act: the learner decides for all of its games in one forward pass, each neural
 opponent (``self``, ``snapshot``, a checkpoint) in one pass, ``random`` straight from the masks,
-an agent with ``act_arrays`` (the Thirty-One ``rule`` agent) in one call; other agents (Skat's
-``rule``) decide game by game from their numpy observation. Games stay in flight
+an agent with ``act_arrays`` (both games' ``rule`` agents) in one call; other agents decide game
+by game from their numpy observation. Games stay in flight
 across updates: an update trains on the trajectories completed since the last one (at least
 ``num_envs * num_steps`` learner decisions), and a trajectory still running carries over (its
 early decisions were taken by the previous weights; PPO's stored log-probabilities account for
@@ -202,7 +202,7 @@ class BatchedCollector:
 
 def _decide(agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Actions of one opponent for many games: one forward pass, a vectorised draw, or one call per game."""
-    if hasattr(agent, "act_arrays"):  # a network, the Thirty-One rule agent
+    if hasattr(agent, "act_arrays"):  # a network, the rule agents
         return np.asarray(agent.act_arrays(obs, mask), np.int64)
     if isinstance(agent, RandomAgent):
         return np.where(mask, agent.rng.random(mask.shape), -1.0).argmax(axis=1)
