@@ -13,7 +13,8 @@ CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
 @pytest.mark.parametrize("name", ["skat_ppo.yaml", "thirtyone_ppo.yaml", "skat_ppo_bc.yaml", "thirtyone_ppo_bc.yaml",
-                                  "thirtyone_ppo_rule.yaml", "skat_ppo_rule.yaml"])
+                                  "thirtyone_ppo_rule.yaml", "skat_ppo_rule.yaml",
+                                  "skat_ppo_stage3.yaml"])
 def test_shipped_configs_load(name):
     cfg = load_config(CONFIGS / name)
     assert cfg.game == name.split("_")[0] and cfg.algorithm == "ppo"
