@@ -39,6 +39,31 @@ class Agent:
         return f"{type(self).__name__}(game={self.game!r})"
 
 
+class ArrayAgent(Agent):
+    """An agent that decides a batch of its game's main observation layout (``array_size`` floats) at
+    once: ``act_arrays`` hands such rows to ``_act_rows`` in one call and any other layout (an extended
+    table's) to ``act`` row by row; ``act_batch`` stacks the observation dicts for it."""
+
+    array_size: int = 0
+
+    def _act_rows(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def act_arrays(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions (int64 [N]) for many games (observations [N, D], masks [N, A]): ``act``'s moves."""
+        obs, masks = np.asarray(observations), np.asarray(masks)
+        if obs.ndim == 2 and obs.shape[1] == self.array_size:
+            return self._act_rows(obs, masks)
+        return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
+                          np.int64)
+
+    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
+        if len(observations) > 1 and all(np.shape(o["observation"]) == (self.array_size,) for o in observations):
+            return self.act_arrays(np.stack([o["observation"] for o in observations]),
+                                   np.stack([o["action_mask"] for o in observations])).tolist()
+        return [self.act(o) for o in observations]
+
+
 def legal_actions(observation: Observation) -> np.ndarray:
     """Indices of the legal actions in an observation's mask."""
     return np.flatnonzero(observation["action_mask"])

@@ -52,12 +52,11 @@ Card play
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 
 import numpy as np
 
 from agents import skat_hand as H
-from agents.base import Agent, Observation
+from agents.base import ArrayAgent, Observation
 from agents.skat_play import choose_card
 from agents.skat_tables import decide
 from envs.skat import actions as A
@@ -82,9 +81,10 @@ def _first(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-class RuleSkatAgent(Agent):
+class RuleSkatAgent(ArrayAgent):
     game = "skat"
     name = "rule"
+    array_size = OBSERVATION_SIZE  # ISkO rows go through the batched player
     shareable = True  # no per-deal state: everything it plays by is in the observation
 
     def __init__(self, seed: int | None = None) -> None:
@@ -124,26 +124,12 @@ class RuleSkatAgent(Agent):
             action = _first(legal)
         return action
 
-    def act_arrays(self, observations: np.ndarray, masks: np.ndarray,
-                   rng: np.random.Generator | None = None) -> np.ndarray:
-        """Actions (int64 [N]) for many games at once (observations [N, D], masks [N, A]): ``act``'s moves.
+    def _act_rows(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """ISkO rows in one call of the numba copy of this player (``agents.rule_skat_kernel``, held to
+        ``act`` bit for bit by its test)."""
+        from agents.rule_skat_kernel import act_arrays  # numba: imported when first used
 
-        ISkO rows are decided in one call of the numba copy of this player (``agents.rule_skat_kernel``,
-        held to ``act`` bit for bit by its test), other tables row by row. ``rng`` is accepted for the
-        common interface: the player is deterministic."""
-        obs, masks = np.asarray(observations), np.asarray(masks)
-        if obs.ndim == 2 and obs.shape[1] == OBSERVATION_SIZE:
-            from agents.rule_skat_kernel import act_arrays  # numba: imported when first used
-
-            return act_arrays(obs, masks, _kernel_tables())
-        return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
-                          np.int64)
-
-    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
-        if len(observations) > 1 and all(np.shape(o["observation"]) == (OBSERVATION_SIZE,) for o in observations):
-            return self.act_arrays(np.stack([o["observation"] for o in observations]),
-                                   np.stack([o["action_mask"] for o in observations])).tolist()
-        return [self.act(o) for o in observations]
+        return act_arrays(observations, masks, _kernel_tables())
 
     # --- auction and game choice ----------------------------------------------------------
     def evaluate(self, hand: int, forehand: bool) -> tuple[int, list[tuple[float, int, bool, bool]]]:

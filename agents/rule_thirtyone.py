@@ -37,11 +37,9 @@ layout of ``envs.thirtyone.observation_table``) add, with the same discard rule:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from agents.base import Agent, Observation
+from agents.base import ArrayAgent, Observation
 from agents.rule_thirtyone_arrays import act_arrays
 from agents.rule_thirtyone_knock import KNOCK_BRAG, KNOCK_CAP, KNOCK_TABLE_BONUS, knock_threshold
 from envs.thirtyone.actions import (
@@ -65,12 +63,13 @@ from envs.thirtyone.observation import decode
 from envs.thirtyone.scoring import hand_value
 
 
-class RuleThirtyOneAgent(Agent):
+class RuleThirtyOneAgent(ArrayAgent):
     """Baseline for Thirty-One; see the module docstring for its heuristics."""
 
     game = "thirtyone"
     name = "rule"
     shareable = True  # no per-deal state (its generator only breaks ties): one instance serves every seat
+    array_size = OBS_SIZE  # classic-layout rows go through the batched player
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -93,23 +92,10 @@ class RuleThirtyOneAgent(Agent):
             action = self._discard(info, [int(a) for a in legal])
         return action if mask[action] else int(legal[self.rng.integers(legal.size)])
 
-    def act_arrays(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Actions for many games at once (observation vectors [B, D], masks [B, A]); the same moves as ``act``.
-
-        Classic-layout games are decided together with numpy (``agents.rule_thirtyone_arrays``), games
-        with cards on the table one by one.
-        """
-        obs, masks = np.asarray(observations, np.float32), np.asarray(masks)
-        if obs.ndim == 2 and obs.shape[1] == OBS_SIZE:
-            return act_arrays(obs, masks, self.rng)
-        return np.asarray([self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)],
-                          np.int64)
-
-    def act_batch(self, observations: Sequence[Observation]) -> list[int]:
-        if len(observations) > 1 and all(np.shape(o["observation"]) == (OBS_SIZE,) for o in observations):
-            return self.act_arrays(np.stack([o["observation"] for o in observations]),
-                                   np.stack([o["action_mask"] for o in observations])).tolist()
-        return [self.act(o) for o in observations]
+    def _act_rows(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Classic-layout games together with numpy (``agents.rule_thirtyone_arrays``); ``act_arrays``
+        sends games with cards on the table to ``act`` one by one."""
+        return act_arrays(observations, masks, self.rng)
 
     # ----------------------------------------------------------------- helpers
     def _value(self, cards: list[int], info: dict) -> float:
