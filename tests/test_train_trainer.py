@@ -44,7 +44,8 @@ def test_training_logs_and_checkpoints(tmp_path, game):
     events = EventAccumulator(str(tmp_path / "runs" / "t"))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    for tag in ("charts/episodic_return", "charts/SPS", "losses/policy_loss", "losses/value_loss",
+    for tag in ("charts/episodic_return", "charts/SPS", "charts/collect_us_per_step", "charts/update_us_per_step",
+                "losses/policy_loss", "losses/value_loss",
                 "losses/entropy", "losses/approx_kl", "losses/clipfrac", "losses/explained_variance",
                 "eval/win_rate_vs_random", "eval/mean_score_vs_rule"):
         assert tag in tags, tag

@@ -247,16 +247,21 @@ class Trainer:
         bar = tqdm(total=cfg.total_timesteps, initial=min(self.global_step, cfg.total_timesteps), unit="step",
                    disable=not cfg.progress, dynamic_ncols=True, desc=cfg.run_name)
         start_time, start_step = time.time(), self.global_step
+        seconds = {"collect": 0.0, "update": 0.0}  # where this process's time goes (not kept across --resume)
         try:
             while self.global_step < cfg.total_timesteps and not stop.requested:
                 progress = self.global_step / cfg.total_timesteps
                 torch.set_num_threads(1)  # small batched forwards; the other workers use the other cores
+                tick = time.perf_counter()
                 with stop.interruptible():  # nothing has changed yet: this update may be dropped at once
                     batch, episodes = collector.collect(self.update, self.pool.plan(), self.pool.snapshots)
+                seconds["collect"] += time.perf_counter() - tick
                 if not batch:
                     raise RuntimeError("the rollout produced no learner decisions; check learner_seats and the env")
                 torch.set_num_threads(cfg.torch_threads)  # the workers are idle during the update
+                tick = time.perf_counter()
                 metrics = self.learner.update(batch, progress, self.rng)
+                seconds["update"] += time.perf_counter() - tick
                 steps = len(batch["action"])
                 self.update += 1
                 self.global_step += steps
@@ -265,6 +270,8 @@ class Trainer:
                 metrics["charts/episodes"] = self.episodes
                 metrics.update(collector.metrics() if hasattr(collector, "metrics") else {})  # Ray: worker_restarts
                 metrics["charts/SPS"] = (self.global_step - start_step) / max(time.time() - start_time, 1e-9)
+                for part, total in seconds.items():  # microseconds per learner step since this process started
+                    metrics[f"charts/{part}_us_per_step"] = 1e6 * total / (self.global_step - start_step)
                 for tag, value in metrics.items():
                     writer.add_scalar(tag, value, self.global_step)
                 self.last_metrics = metrics

@@ -35,7 +35,8 @@ from train.trainer import Trainer
 
 def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
                threads: int, chunks: int, seed: int = 1, collection: str = "envs", opponents: str = "random"
-               ) -> float:
+               ) -> dict[str, float]:
+    """Steps per second (``sps``) and microseconds per learner step spent collecting and updating."""
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(overrides=[
             f"game={game}", f"total_timesteps={steps}", f"num_envs={num_envs}", f"num_steps={num_steps}",
@@ -47,7 +48,9 @@ def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: lis
         ])
         trainer = Trainer(cfg)
         trainer.train()
-        return trainer.last_metrics["charts/SPS"]  # measured after the worker processes started
+        metrics = trainer.last_metrics  # measured after the worker processes started
+        return {"sps": metrics["charts/SPS"], "collect": metrics["charts/collect_us_per_step"],
+                "update": metrics["charts/update_us_per_step"]}
 
 
 def bench_sb3(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], threads: int,
@@ -102,16 +105,17 @@ def main(argv: list[str] | None = None) -> None:
           f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs {args.opponents}, torch threads "
           f"{args.threads}",
           flush=True)
-    rates: dict[str, list[float]] = {c: [] for c in collections}
+    runs: dict[str, list[dict[str, float]]] = {c: [] for c in collections}
     sb3: list[float] = []
     for _ in range(args.repeat):
         for collection in collections:
-            rates[collection].append(bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden,
-                                                args.workers, args.threads, args.chunks, collection=collection,
-                                                opponents=args.opponents))
+            run = bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.workers,
+                             args.threads, args.chunks, collection=collection, opponents=args.opponents)
+            runs[collection].append(run)
             how = (f"{args.workers} workers, rollout_chunks={args.chunks}" if collection == "envs"
                    else "batched engine, trainer process")
-            print(f"  ours (collection={collection}, {how}): {rates[collection][-1]:8,.0f} steps/s", flush=True)
+            print(f"  ours (collection={collection}, {how}): {run['sps']:8,.0f} steps/s (per learner step: "
+                  f"collect {run['collect']:.1f} us, update {run['update']:.1f} us)", flush=True)
         if not args.skip_sb3:
             rate = bench_sb3(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.threads,
                              opponents=args.opponents)
@@ -121,15 +125,23 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 sb3.append(rate)
                 print(f"  sb3-contrib MaskablePPO (DummyVecEnv): {rate:8,.0f} steps/s", flush=True)
-    median = {c: statistics.median(r) for c, r in rates.items()}
+    median = {c: statistics.median(run["sps"] for run in r) for c, r in runs.items()}
     summary = "median: " + ", ".join(f"ours ({c}) {m:,.0f} steps/s" for c, m in median.items())
     if len(median) == 2:
         summary += f", batched/envs {median['batched'] / median['envs']:.2f}x"
+        summary += f" (at most {ceiling(runs):.2f}x while PPO's update stays as it is)"
     if sb3:
         best = max(median, key=median.get)
         summary += (f", MaskablePPO {statistics.median(sb3):,.0f} steps/s, "
                     f"ours ({best}) / MaskablePPO {median[best] / statistics.median(sb3):.2f}x")
     print(summary)
+
+
+def ceiling(runs: dict[str, list[dict[str, float]]]) -> float:
+    """Amdahl's bound on batched/envs: the envs path's whole time per step over the batched path's update
+    alone, the part that no collection can remove (both paths run the same update, one after the other)."""
+    envs_step = statistics.median(1e6 / run["sps"] for run in runs["envs"])
+    return envs_step / statistics.median(run["update"] for run in runs["batched"])
 
 
 if __name__ == "__main__":
