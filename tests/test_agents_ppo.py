@@ -8,11 +8,13 @@ import torch
 
 from agents.networks import (
     ILLEGAL_LOGIT,
+    Tanh,
     build_network,
     mask_logits,
     masked_entropy,
     masked_kl,
     masked_log_probs,
+    masked_logp_entropy,
     network_spec,
     sample_actions,
 )
@@ -41,6 +43,55 @@ def test_entropy_counts_legal_actions_only():
     entropy = masked_entropy(masked_log_probs(torch.zeros(3, 6), mask), mask)
     assert torch.allclose(entropy, torch.tensor([np.log(2), np.log(6), 0.0], dtype=torch.float32), atol=1e-6)
     assert torch.isfinite(masked_entropy(masked_log_probs(logits, mask), mask)).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_fused_policy_terms_equal_log_softmax_and_entropy(dtype):
+    """PPO's loss takes log p(action) and the entropy from masked_logp_entropy, with its gradient
+    written out: the same values and gradients as the masked log-softmax, gathered, and masked_entropy."""
+    gen = torch.Generator().manual_seed(0)
+    logits = (torch.randn(64, 20, generator=gen, dtype=dtype) * 30).requires_grad_()  # spread past exp(-87)
+    mask = torch.rand(64, 20, generator=gen) < 0.3
+    mask[:, 3] = True
+    actions = torch.multinomial(mask.float(), 1, generator=gen).squeeze(1)
+    weights = torch.randn(2, 64, generator=gen, dtype=dtype)
+
+    logp, entropy = masked_logp_entropy(logits, mask, actions)
+    (weights[0] * logp + weights[1] * entropy).sum().backward()
+    grad, logits.grad = logits.grad.clone(), None
+    log_probs = masked_log_probs(logits, mask)
+    expected_logp = log_probs.gather(1, actions.unsqueeze(1)).squeeze(1)
+    expected_entropy = masked_entropy(log_probs, mask)
+    (weights[0] * expected_logp + weights[1] * expected_entropy).sum().backward()
+
+    tol = 1e-5 if dtype == torch.float32 else 1e-12
+    assert torch.allclose(logp, expected_logp, atol=tol * 30)
+    assert torch.allclose(entropy, expected_entropy, atol=tol)
+    assert torch.allclose(grad, logits.grad, atol=tol)
+    assert (grad[~mask] == 0).all()  # nothing flows to an illegal action
+
+
+def test_the_fused_policy_terms_pass_gradcheck_and_stay_finite_without_legal_actions():
+    gen = torch.Generator().manual_seed(1)
+    logits = torch.randn(8, 6, generator=gen, dtype=torch.float64, requires_grad=True)
+    mask = torch.rand(8, 6, generator=gen) < 0.5
+    mask[:, 0] = True
+    actions = torch.multinomial(mask.double(), 1, generator=gen).squeeze(1)
+    assert torch.autograd.gradcheck(lambda x: masked_logp_entropy(x, mask, actions), (logits,))
+    none = torch.zeros(2, 6, dtype=torch.bool)
+    logp, entropy = masked_logp_entropy(torch.randn(2, 6), none, torch.tensor([0, 5]))
+    assert torch.isfinite(logp).all() and torch.isfinite(entropy).all()
+
+
+def test_tanh_matches_torch_and_its_gradient():
+    gen = torch.Generator().manual_seed(2)
+    wide = torch.randn(300, 128, generator=gen) * 4
+    view = wide[:, :64]  # the actor's half of a fused first layer: not contiguous
+    assert torch.allclose(Tanh()(view), torch.tanh(view), atol=2e-7)
+    with torch.no_grad():
+        assert torch.allclose(Tanh()(wide), torch.tanh(wide), atol=2e-7)
+    x = torch.randn(20, 7, generator=gen, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(Tanh(), (x,))
 
 
 def test_kl_counts_legal_actions_only():
