@@ -23,11 +23,44 @@ class TrainingInterrupted(Exception):
                 f"continue with: python -m train --resume {self.path}")
 
 
+class _NumbaCompilations:
+    """How many numba compilations are in progress in this process (numba's ``numba:compile`` events).
+
+    A KeyboardInterrupt raised while numba compiles can land in one of llvmlite's ctypes callbacks,
+    which prints it as "Exception ignored ... Traceback" and compiles on: the stop is lost for the
+    moment and the output looks like a crash (and once left a run hanging). The first collection of a
+    fresh checkout compiles the kernels (tens of seconds), so a Ctrl-C there is not a rare case."""
+
+    count = 0
+    _registered = False
+
+    @classmethod
+    def watch(cls) -> None:
+        if cls._registered:
+            return
+        try:
+            from numba.core import event
+        except ImportError:  # no numba, no compilations
+            cls._registered = True
+            return
+
+        class Counter(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                cls.count += 1
+
+            def on_end(self, ev: Any) -> None:
+                cls.count -= 1
+
+        event.register("numba:compile", Counter())
+        cls._registered = True
+
+
 class StopRequest:
     """Catches SIGINT and SIGTERM while training. Inside :meth:`interruptible` (collecting, evaluating:
     work that may simply be dropped) a signal stops at once with KeyboardInterrupt; elsewhere (an update,
     a checkpoint write) it only sets :attr:`requested`, and the loop stops after the step in progress.
-    A second signal always stops at once. Outside the main thread it does nothing."""
+    A second signal always stops at once, except while numba compiles (see :class:`_NumbaCompilations`):
+    then the run stops after the step in progress. Outside the main thread it does nothing."""
 
     def __init__(self) -> None:
         self.requested: str = ""  # "" until a signal arrives, then its name
@@ -36,6 +69,7 @@ class StopRequest:
 
     def __enter__(self) -> StopRequest:
         if threading.current_thread() is threading.main_thread():
+            _NumbaCompilations.watch()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._previous[sig] = signal.signal(sig, self._handle)
         return self
@@ -48,7 +82,7 @@ class StopRequest:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         again = bool(self.requested)
         self.requested = signal.Signals(signum).name
-        if self._immediate or again:
+        if (self._immediate or again) and not _NumbaCompilations.count:
             raise KeyboardInterrupt
 
     @contextlib.contextmanager
