@@ -325,7 +325,7 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         optimizer, lambda step: max(0.05, 1.0 - step / max(1, epochs * steps_per_epoch)))
 
     def losses(idx: torch.Tensor, with_policy: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        obs, mask, action = tensors["obs"][idx], tensors["mask"][idx], tensors["action"][idx]
+        obs, mask, action = (tensors[k].index_select(0, idx) for k in ("obs", "mask", "action"))
         if with_policy:
             log_probs = masked_log_probs(network.policy_logits(obs), mask)
             policy_loss = -log_probs.gather(1, action[:, None]).mean()
