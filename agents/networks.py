@@ -35,7 +35,7 @@ class Tanh(nn.Module):
     pass. Both are within a few float32 units in the last place of the exact value."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.device.type != "cpu":
+        if x.device.type != "cpu" or x.dtype not in (torch.float32, torch.float64):
             return torch.tanh(x)
         if x.requires_grad and torch.is_grad_enabled():
             return _NumpyTanh.apply(x)
@@ -98,7 +98,8 @@ class _MaskedLogpEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, logits: torch.Tensor, legal: torch.Tensor, actions: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        top = torch.addcmul(logits, legal - 1.0, torch.tensor(-ILLEGAL_LOGIT, dtype=logits.dtype))
+        offset = min(-ILLEGAL_LOGIT, torch.finfo(logits.dtype).max / 4)  # finite in half precision too
+        top = torch.addcmul(logits, legal - 1.0, torch.tensor(offset, dtype=logits.dtype, device=logits.device))
         top = top.amax(-1, keepdim=True)  # the largest legal logit
         shifted = logits - top
         # exp(-87) is still a normal float: legal actions further down get ~1e-38 instead of less
