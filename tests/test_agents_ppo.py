@@ -83,6 +83,18 @@ def test_the_fused_policy_terms_pass_gradcheck_and_stay_finite_without_legal_act
     assert torch.isfinite(logp).all() and torch.isfinite(entropy).all()
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_the_fused_policy_terms_and_tanh_work_in_half_precision(dtype):
+    gen = torch.Generator().manual_seed(3)
+    logits, mask = torch.randn(16, 9, generator=gen), torch.rand(16, 9, generator=gen) < 0.5
+    mask[:, 2] = True
+    actions = torch.full((16,), 2)
+    logp, entropy = masked_logp_entropy(logits.to(dtype), mask, actions)
+    expected = masked_log_probs(logits, mask)[:, 2]
+    assert torch.isfinite(entropy).all() and torch.allclose(logp.float(), expected, atol=0.05)
+    assert torch.allclose(Tanh()(logits.to(dtype)).float(), torch.tanh(logits), atol=0.01)
+
+
 def test_tanh_matches_torch_and_its_gradient():
     gen = torch.Generator().manual_seed(2)
     wide = torch.randn(300, 128, generator=gen) * 4
