@@ -28,7 +28,6 @@ from agents.sparse import SparseRows
 ILLEGAL_LOGIT = -1e8
 
 
-
 class Tanh(nn.Module):
     """``nn.Tanh`` with numpy's tanh on CPU: torch 2.13's CPU tanh is about 10x slower than numpy's
     (0.26 against 0.02 ms on 2048 x 64 floats here), and it was a third of a PPO update's forward
