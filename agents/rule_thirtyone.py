@@ -93,8 +93,8 @@ class RuleThirtyOneAgent(ArrayAgent):
         return action if mask[action] else int(legal[self.rng.integers(legal.size)])
 
     def _act_rows(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Classic-layout games together with numpy (``agents.rule_thirtyone_arrays``); ``act_arrays``
-        sends games with cards on the table to ``act`` one by one."""
+        """Classic-layout games together in one compiled loop (``agents.rule_thirtyone_arrays``);
+        ``act_arrays`` sends games with cards on the table to ``act`` one by one."""
         return act_arrays(observations, masks, self.rng)
 
     # ----------------------------------------------------------------- helpers
