@@ -6,7 +6,8 @@
     python -m train.bench trainer --game thirtyone --opponents rule --collections envs,batched --skip-sb3
 
 Both learners play one seat (rotating) against uniform-random opponents (``--opponents rule``: the
-game's rule agent in every other seat), with the same network
+game's rule agent in every other seat; ``--opponents self``: the learner's current weights in every
+other seat, the trainer's default self-play, ours only), with the same network
 (separate actor and critic MLPs, ``--hidden``, tanh), the same number of envs, rollout length,
 4 epochs x 4 minibatches. A step is one decision of the learning seat (SB3's ``timesteps``, our
 ``global_step``); the rate covers collection and updates, measured after start-up.
@@ -92,10 +93,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternating measurements; the median is reported")
     parser.add_argument("--collections", default="envs",
                         help="our trainer's collection paths to measure, comma-separated: envs, batched")
-    parser.add_argument("--opponents", choices=("random", "rule"), default="random",
-                        help="who sits in the other seats (default random)")
+    parser.add_argument("--opponents", choices=("random", "rule", "self"), default="random",
+                        help="who sits in the other seats (default random; self: the learner's weights, "
+                             "ours only)")
     parser.add_argument("--skip-sb3", action="store_true")
     args = parser.parse_args(argv)
+    if args.opponents == "self" and not args.skip_sb3:
+        print("  sb3-contrib MaskablePPO: its single-agent loop has no self-play seats; skipped")
+        args.skip_sb3 = True
     hidden = [int(w) for w in args.hidden.split(",")]
     collections = [c.strip() for c in args.collections.split(",") if c.strip()]
     bad = [c for c in collections if c not in ("envs", "batched")]
