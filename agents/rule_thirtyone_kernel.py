@@ -43,13 +43,17 @@ def _held(row: np.ndarray, plane: int, size: int, num_cards: int, out: np.ndarra
     """The ``size`` lowest card ids of a card plane, then the lowest absent ones should it hold fewer."""
     n = 0
     for card in range(num_cards):
-        if n < size and not row[plane + card] <= 0.5:
+        if not row[plane + card] <= 0.5:
             out[n] = card
             n += 1
+            if n == size:
+                return
     for card in range(num_cards):
-        if n < size and row[plane + card] <= 0.5:
+        if row[plane + card] <= 0.5:
             out[n] = card
             n += 1
+            if n == size:
+                return
 
 
 @njit(cache=True)
@@ -66,9 +70,15 @@ def _value(cards: np.ndarray, totals: np.ndarray, three_kind: float, three_aces:
 
 
 @njit(cache=True)
+def _clear(values: np.ndarray) -> None:
+    for k in range(values.shape[0]):  # a loop, not a slice: no array view to count references of
+        values[k] = 0
+
+
+@njit(cache=True)
 def _three(cards: np.ndarray, three_kind: float, three_aces: float, ace: int, suit: np.ndarray,
            value: np.ndarray, rank: np.ndarray, totals: np.ndarray) -> float:
-    totals[:] = 0
+    _clear(totals)
     for j in range(3):
         totals[suit[cards[j]]] += value[cards[j]]
     return _value(cards, totals, three_kind, three_aces, ace, rank)
@@ -144,7 +154,8 @@ def decide(obs: np.ndarray, mask: np.ndarray, kind: np.ndarray, randoms: np.ndar
             with_top = 0.0
             if has_top:
                 for j in range(3):  # the top card in place of hand card j
-                    trial[:] = hand[:3]
+                    for k in range(3):
+                        trial[k] = hand[k]
                     trial[j] = top
                     with_top = max(with_top, _three(trial, three_kind, three_aces, ace, suit, value, rank, totals))
             players = max(np.int64(np.rint(np.float64(row[ints[_ACTIVE]]) * 9)), 2)
@@ -166,7 +177,7 @@ def decide(obs: np.ndarray, mask: np.ndarray, kind: np.ndarray, randoms: np.ndar
             continue
         # the discard that leaves the best hand, then builds a suit, then feeds the next player least
         _held(row, ints[_HAND], 4, num_cards, hand)
-        fed[:] = False
+        _clear(fed)
         for card in range(num_cards):  # suits the next player was seen taking
             if row[ints[_NEXT_HELD] + card] > 0.5:
                 fed[suit[card]] = True
@@ -178,8 +189,8 @@ def decide(obs: np.ndarray, mask: np.ndarray, kind: np.ndarray, randoms: np.ndar
                 if k != j:
                     rest[n] = hand[k]
                     n += 1
-            totals[:] = 0
-            count[:] = 0
+            _clear(totals)
+            _clear(count)
             for k in range(3):
                 totals[suit[rest[k]]] += value[rest[k]]
                 count[suit[rest[k]]] += 1
