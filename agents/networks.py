@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from agents import sparse
+from agents.gumbel import gumbel_argmax
 from agents.sparse import SparseRows
 
 ILLEGAL_LOGIT = -1e8
@@ -134,8 +135,13 @@ def sample_actions(log_probs: torch.Tensor, rng: np.random.Generator) -> np.ndar
 
     Illegal actions sit at about -1e8 and can never win against legal ones plus bounded noise.
     """
+    values = log_probs.numpy()
+    if values.dtype == np.float32 and values.ndim == 2:  # the compiled draw: the same actions, faster
+        actions = np.empty(values.shape[0], np.int64)
+        gumbel_argmax(values, rng.random(size=values.shape), ILLEGAL_LOGIT / 2, actions)
+        return actions
     noise = rng.gumbel(size=tuple(log_probs.shape)).astype(np.float32)
-    return (log_probs.numpy() + noise).argmax(axis=1)
+    return (values + noise).argmax(axis=1)
 
 
 def greedy_actions(log_probs: torch.Tensor) -> np.ndarray:

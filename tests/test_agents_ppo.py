@@ -125,6 +125,27 @@ def test_sampling_never_picks_a_masked_action():
     assert mask[np.arange(500), actions].all()
 
 
+@pytest.mark.parametrize("num_actions", [57, 162])
+def test_sampling_draws_what_numpys_gumbel_max_draws(num_actions):
+    """The compiled draw (noise for legal actions only) gives the plain formula's actions, bit for bit,
+    and leaves the generator where numpy's Gumbel leaves it."""
+    gen = torch.Generator().manual_seed(num_actions)
+    for trial in range(40):
+        rows = 1 + trial * 13
+        logits = torch.randn(rows, num_actions, generator=gen) * (0.1 + trial)
+        mask = torch.rand(rows, num_actions, generator=gen) < (trial + 1) / 41
+        mask[torch.arange(rows), torch.randint(0, num_actions, (rows,), generator=gen)] = True
+        if trial % 5 == 0:
+            mask[0] = False  # no legal action: every entry competes, as in the formula
+        log_probs = masked_log_probs(logits, mask)
+        plain, compiled = np.random.default_rng(trial), np.random.default_rng(trial)
+        expected = (log_probs.numpy() + plain.gumbel(size=(rows, num_actions)).astype(np.float32)).argmax(axis=1)
+        assert (sample_actions(log_probs, compiled) == expected).all()
+        assert plain.random() == compiled.random()
+    double = masked_log_probs(torch.randn(4, num_actions), torch.ones(4, num_actions, dtype=torch.bool)).double()
+    assert sample_actions(double, np.random.default_rng(0)).shape == (4,)  # other dtypes: numpy's formula
+
+
 def test_gae_on_two_trajectories():
     rewards = np.array([0.0, 1.0, 0.0, 0.0, -1.0], dtype=np.float32)
     values = np.array([0.5, 0.5, 0.2, 0.1, 0.0], dtype=np.float32)
