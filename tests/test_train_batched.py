@@ -11,7 +11,7 @@ from envs.games import describe
 from envs.vector import AECVectorEnv, kth_legal_tensor, random_legal_actions
 from train.batched import BatchedCollector
 from train.opponents import OpponentPool
-from train.rollout import RolloutSpec
+from train.rollout import RolloutSpec, take_rows
 
 OPTIONS = {"skat": {}, "thirtyone": {"num_players": 3, "lives": 2}}
 
@@ -95,7 +95,17 @@ def test_batched_collection_credits_each_return_to_its_trajectory(game, learner_
         assert returns == learner_returns  # every finished trajectory, exactly once, with its whole return
         total += len(batch["action"])
     # no decision lost or repeated: what the updates got plus what still runs is what the learner decided
-    assert total + len(collector.traj_ids) == collector.decisions
+    running = sum(t >= 0 for t in collector.traj_ids)  # rows already taken keep -1 until their block goes
+    assert total + running == collector.decisions
+    assert len(collector.traj_ids) == sum(len(b) for b in collector.rows["action"]) == len(collector.rewards)
+
+
+def test_take_rows_reads_blocks_as_their_concatenation():
+    rng = np.random.default_rng(0)
+    blocks = [rng.random((int(n), 3)).astype(np.float32) for n in rng.integers(1, 9, 12)]
+    whole = np.concatenate(blocks)
+    for rows in (rng.permutation(len(whole))[:17], np.arange(len(whole)), np.array([], np.int64), np.array([5, 5])):
+        assert np.array_equal(take_rows(blocks, rows), whole[rows])
 
 
 def test_a_snapshot_left_out_of_the_pool_finishes_the_deals_it_sits_in():

@@ -176,20 +176,28 @@ class BatchedCollector:
             self.traj_length[t] = self.traj_length.get(t, 0) + 1
 
     def _take_finished(self) -> dict[str, np.ndarray]:
-        """The completed trajectories as a batch; the running ones stay for the next update."""
+        """The completed trajectories as a batch; the running ones stay for the next update.
+
+        Rows stay in the blocks ``_record`` appended, uncopied: a block is dropped once none of its
+        rows belongs to a running trajectory (a taken row's trajectory id becomes -1), so a long
+        game's early decisions are not copied again at every update."""
         if not self.traj_ids:
             return {}
-        arrays = {key: np.concatenate(blocks) if len(blocks) > 1 else blocks[0] for key, blocks in self.rows.items()}
         traj = np.asarray(self.traj_ids)
         finished = np.isin(traj, list(self.finished_traj))
         rewards = np.asarray(self.rewards, np.float32)
-        batch = batch_rows(arrays, rewards, traj, np.flatnonzero(finished)) if finished.any() else {}
-        keep = ~finished
+        batch = batch_rows(self.rows, rewards, traj, np.flatnonzero(finished)) if finished.any() else {}
+        traj[finished] = -1
+        sizes = [len(block) for block in self.rows["action"]]
+        running = np.logical_or.reduceat(traj >= 0, np.cumsum([0, *sizes[:-1]]))  # per block
+        kept = np.repeat(running, sizes)
         remap = np.full(len(traj), -1, np.int64)
-        remap[keep] = np.arange(int(keep.sum()))
-        self.rows = {k: [v[keep]] for k, v in arrays.items()}
-        self.rewards = rewards[keep].tolist()
-        self.traj_ids = traj[keep].tolist()
+        remap[kept] = np.arange(int(kept.sum()))
+        remap[traj < 0] = -1  # a taken row gets no more rewards
+        self.rows = {k: [b for b, keep in zip(blocks, running.tolist(), strict=True) if keep]
+                     for k, blocks in self.rows.items()}
+        self.rewards = rewards[kept].tolist()
+        self.traj_ids = traj[kept].tolist()
         self.pending = np.where(self.pending >= 0, remap[np.maximum(self.pending, 0)], -1)
         for t in self.finished_traj:
             self.traj_length.pop(t, None)

@@ -105,19 +105,33 @@ def _batch(obs_blocks: list[np.ndarray], mask_blocks: list[np.ndarray], actions:
     return batch_rows(arrays, np.asarray(rewards, dtype=np.float32), np.asarray(traj_ids), np.arange(len(rewards)))
 
 
-def batch_rows(arrays: dict[str, np.ndarray], rewards: np.ndarray, traj: np.ndarray, rows: np.ndarray
-               ) -> dict[str, np.ndarray]:
+def batch_rows(arrays: dict[str, np.ndarray | list[np.ndarray]], rewards: np.ndarray, traj: np.ndarray,
+               rows: np.ndarray) -> dict[str, np.ndarray]:
     """The batch of the recorded decisions ``rows`` (of ``arrays``, ``rewards`` and trajectory ids
     ``traj``), trajectory by trajectory in time order, ``done`` on each trajectory's last one: one
-    copy of each array."""
+    copy of each array. An entry of ``arrays`` may be a list of blocks, read as their concatenation."""
     rows = rows[np.argsort(traj[rows], kind="stable")]
     ids = traj[rows]
     done = np.ones(len(rows), dtype=bool)
     done[:-1] = ids[1:] != ids[:-1]
-    batch = {key: values[rows] for key, values in arrays.items()}
+    batch = {key: values[rows] if isinstance(values, np.ndarray) else take_rows(values, rows)
+             for key, values in arrays.items()}
     batch["action"] = batch["action"].astype(np.int64, copy=False)
     batch["reward"], batch["done"] = rewards[rows], done
     return batch
+
+
+def take_rows(blocks: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+    """``np.concatenate(blocks)[rows]`` without the concatenation: only the chosen rows are copied."""
+    starts = np.cumsum([0] + [len(b) for b in blocks])
+    which = np.searchsorted(starts, rows, side="right") - 1
+    out = np.empty((len(rows), *blocks[0].shape[1:]), np.result_type(*blocks))
+    order = np.argsort(which, kind="stable")
+    bounds = np.cumsum([0, *np.bincount(which, minlength=len(blocks)).tolist()])
+    for b in np.flatnonzero(np.diff(bounds)).tolist():
+        at = order[bounds[b] : bounds[b + 1]]
+        out[at] = blocks[b][rows[at] - starts[b]]
+    return out
 
 
 def merge_batches(batches: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
