@@ -104,7 +104,8 @@ def test_take_rows_reads_blocks_as_their_concatenation():
     rng = np.random.default_rng(0)
     blocks = [rng.random((int(n), 3)).astype(np.float32) for n in rng.integers(1, 9, 12)]
     whole = np.concatenate(blocks)
-    for rows in (rng.permutation(len(whole))[:17], np.arange(len(whole)), np.array([], np.int64), np.array([5, 5])):
+    for rows in (rng.permutation(len(whole))[:17], rng.permutation(len(whole)), np.arange(len(whole)),
+                 np.array([], np.int64), np.array([5, 5])):
         assert np.array_equal(take_rows(blocks, rows), whole[rows])
 
 
