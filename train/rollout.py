@@ -125,7 +125,9 @@ def take_rows(blocks: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
     """``np.concatenate(blocks)[rows]``; where ``rows`` are under half of the blocks' rows, without the
     concatenation (only the chosen rows are copied; above half, one whole copy is the faster way)."""
     starts = np.cumsum([0] + [len(b) for b in blocks])
-    if len(blocks) == 1 or 2 * len(rows) >= starts[-1]:
+    if len(blocks) == 1:
+        return blocks[0][rows]
+    if 2 * len(rows) >= starts[-1]:
         return np.concatenate(blocks)[rows]
     which = np.searchsorted(starts, rows, side="right") - 1
     out = np.empty((len(rows), *blocks[0].shape[1:]), np.result_type(*blocks))
