@@ -1,7 +1,8 @@
 """The batched Thirty-One rule agent's per-game work, compiled with numba: one loop over the batch.
 
-``agents.rule_thirtyone_arrays.act_arrays`` sorts the rows (a forced move, a show, a turn, a
-discard) and draws the tie-breaking numbers; :func:`decide` makes every turn and discard move.
+``agents.rule_thirtyone_arrays.act_arrays`` checks the batch and draws the tie-breaking numbers;
+:func:`sort_rows` makes the forced moves and the shows and marks the turns and the discards, which
+:func:`decide` makes.
 It is the arithmetic ``agents.rule_thirtyone`` does on decoded observations, done on the
 observation row itself (``tests/test_rule_thirtyone_arrays.py`` compares the two, move for move).
 
