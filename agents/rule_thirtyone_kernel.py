@@ -16,27 +16,43 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.rule_thirtyone_knock import KNOCK_CAP, KNOCK_FIRST_LAP, KNOCK_LATE, KNOCK_PER_LAP
+from agents.rule_thirtyone_knock import knock_threshold
 from envs.thirtyone.actions import DISCARD, DRAW, KNOCK, LOOK, TAKE, THROW_DOWN
 from envs.thirtyone.cards import ACE, RANK, SUIT, VALUE
-from envs.thirtyone.layout import ACTIVE, COUNTY, HAND, HELD_BY, LAP, LIVES, SEATS, THREE_ACES, THREE_KIND, TOP
+from envs.thirtyone.layout import (
+    ACTIVE,
+    COUNTY,
+    HAND,
+    HELD_BY,
+    LAP,
+    LIVES,
+    MAX_SEATS,
+    SEATS,
+    THREE_ACES,
+    THREE_KIND,
+    TOP,
+)
 
 TURN, DISCARDS = 1, 2  # the row kinds decide() works on (others are decided by sort_rows)
 
 # offsets into the observation row and the action ids, in this order in tables()[0]
 _HAND, _TOP, _NEXT_HELD, _ACTIVE, _LAP, _COUNTY, _LIVES, _KIND, _ACES = range(9)
-_DISCARD, _DRAW, _TAKE, _KNOCK, _ACE, _PER_LAP, _CAP, _LOOK, _THROW_DOWN = range(9, 18)
+_DISCARD, _DRAW, _TAKE, _KNOCK, _ACE, _LOOK, _THROW_DOWN = range(9, 16)
 _NONE = -1.0  # an option that is off
+LAPS = 16  # the knock table's laps: from lap 15 on every threshold is at its cap
 
 
 def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The constants :func:`decide` reads: offsets and ids, suit, rank and value per card, and the
-    first lap's knock threshold per number of players (0..9)."""
+    """The constants :func:`decide` reads: offsets and ids, suit, rank and value per card, and
+    ``knock_threshold`` by players (0..9), lap (0..15) and last life (0, 1)."""
     ints = np.asarray([HAND, TOP, HELD_BY, ACTIVE, LAP, SEATS + COUNTY, SEATS + LIVES, THREE_KIND, THREE_ACES,
-                       DISCARD, DRAW, TAKE, KNOCK, ACE, KNOCK_PER_LAP, KNOCK_CAP, LOOK, THROW_DOWN], np.int64)
+                       DISCARD, DRAW, TAKE, KNOCK, ACE, LOOK, THROW_DOWN], np.int64)
     cards = np.asarray([SUIT, RANK, VALUE], np.int64)
-    first_lap = np.asarray([KNOCK_FIRST_LAP.get(p, KNOCK_LATE) for p in range(10)], np.float64)
-    return ints, cards, first_lap
+    knock = np.asarray([[[knock_threshold(players, lap, bool(last)) for last in (0, 1)] for lap in range(LAPS)]
+                        for players in range(MAX_SEATS + 1)], np.float64)
+    if not (knock[:, -1] == knock[:, -2]).all():
+        raise ValueError(f"knock thresholds still rise after lap {LAPS - 2}: make LAPS larger")
+    return ints, cards, knock
 
 
 @njit(cache=True)
@@ -126,7 +142,7 @@ def illegal(mask: np.ndarray, out: np.ndarray) -> bool:
 
 @njit(cache=True)
 def decide(obs: np.ndarray, mask: np.ndarray, kind: np.ndarray, randoms: np.ndarray, ints: np.ndarray,
-           cards: np.ndarray, first_lap: np.ndarray, out: np.ndarray) -> None:
+           cards: np.ndarray, knock: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: the move for row ``i`` of kind ``TURN`` (draw, take or knock) or ``DISCARDS`` (the
     card to throw; ``randoms`` holds four tie-breaking numbers per such row, in row order)."""
     suit, rank, value = cards[0], cards[1], cards[2]
@@ -160,10 +176,10 @@ def decide(obs: np.ndarray, mask: np.ndarray, kind: np.ndarray, randoms: np.ndar
                     trial[j] = top
                     with_top = max(with_top, _three(trial, three_kind, three_aces, ace, suit, value, rank, totals))
             players = max(np.int64(np.rint(np.float64(row[ints[_ACTIVE]]) * 9)), 2)
-            lap = np.floor(np.float64(row[ints[_LAP]]) * 10 + 1e-6)
+            lap = np.int64(np.floor(np.float64(row[ints[_LAP]]) * 10 + 1e-6))
             last_life = row[ints[_COUNTY]] > 0.5 or np.float64(row[ints[_LIVES]]) <= 1e-6
-            threshold = min(first_lap[min(players, 9)] + ints[_PER_LAP] * lap, float(ints[_CAP]))
-            threshold -= 1.0 if last_life else 0.0
+            threshold = knock[min(players, knock.shape[0] - 1), min(max(lap, 0), knock.shape[1] - 1),
+                              1 if last_life else 0]
             take = mask[i, ints[_TAKE]] and has_top
             if take and with_top >= 31:
                 out[i] = ints[_TAKE]
