@@ -18,6 +18,12 @@ from numba import njit
 
 
 @njit(cache=True)
+def _noise(uniform: float) -> np.float32:
+    """numpy's Gumbel of the uniform ``rng.random`` drew, cast as the plain formula casts it."""
+    return np.float32(-math.log(-math.log(1.0 - uniform)))
+
+
+@njit(cache=True)
 def gumbel_argmax(log_probs: np.ndarray, uniforms: np.ndarray, legal_above: float, out: np.ndarray) -> None:
     """``out[i]``: argmax over j of ``log_probs[i, j] + float32(-log(-log(1 - uniforms[i, j])))``, taken
     over the entries above ``legal_above`` (all of the row's entries where none is)."""
@@ -25,12 +31,12 @@ def gumbel_argmax(log_probs: np.ndarray, uniforms: np.ndarray, legal_above: floa
         best, arg, legal = -np.inf, 0, False
         for j in range(log_probs.shape[1]):
             if log_probs[i, j] > legal_above:
-                value = log_probs[i, j] + np.float32(-math.log(-math.log(1.0 - uniforms[i, j])))
+                value = log_probs[i, j] + _noise(uniforms[i, j])
                 if not legal or value > best:
                     best, arg, legal = value, j, True
         if not legal:
             for j in range(log_probs.shape[1]):
-                value = log_probs[i, j] + np.float32(-math.log(-math.log(1.0 - uniforms[i, j])))
+                value = log_probs[i, j] + _noise(uniforms[i, j])
                 if j == 0 or value > best:
                     best, arg = value, j
         out[i] = arg

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from agents.networks import adam, build_network, masked_log_probs, masked_logp_entropy, sample_actions
-from agents.sparse import SparseRows, observation_batch
+from agents.sparse import observation_batch
 
 
 @dataclass
@@ -142,7 +142,7 @@ class PPO:
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size]
                 # index_select copies whole rows: about 5x faster than tensor[mb] on CPU
-                mb_obs = b_obs[mb] if isinstance(b_obs, SparseRows) else b_obs.index_select(0, mb)
+                mb_obs = b_obs.index_select(0, mb)
                 mb_mask = b_mask.index_select(0, mb)
 
                 logits, new_value = self.network.evaluate(mb_obs)

@@ -64,6 +64,12 @@ class SparseRows:
         take = np.repeat(starts - crow[:-1], counts) + np.arange(crow[-1])
         return SparseRows(crow, self.col[take], self.val[take], self.num_cols)
 
+    def index_select(self, dim: int, rows: torch.Tensor) -> SparseRows:
+        """``tensor.index_select(0, rows)``'s counterpart, so a minibatch is gathered alike from both kinds."""
+        if dim != 0:
+            raise ValueError(f"SparseRows selects rows (dim 0), not dim {dim}")
+        return self[rows]
+
     def to_dense(self) -> torch.Tensor:
         return self.csr().to_dense()
 
