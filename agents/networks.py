@@ -24,6 +24,7 @@ from torch import nn
 
 from agents import sparse
 from agents.gumbel import gumbel_argmax
+from agents.legal_head import LegalRows, legal_logp_entropy
 from agents.sparse import SparseRows
 
 ILLEGAL_LOGIT = -1e8
@@ -195,10 +196,10 @@ def mlp(in_size: int, hidden: list[int], out_size: int, activation: str, out_std
     return nn.Sequential(*layers)
 
 
-def run_layers(layers: nn.Sequential, x: torch.Tensor, start: int = 0) -> torch.Tensor:
-    """``layers[start:](x)`` through each layer's ``forward``: at acting batch sizes (a few rows per
+def run_layers(layers: nn.Sequential, x: torch.Tensor, start: int = 0, stop: int | None = None) -> torch.Tensor:
+    """``layers[start:stop](x)`` through each layer's ``forward``: at acting batch sizes (a few rows per
     call, thousands of calls per rollout) skipping ``Module.__call__`` saves about 15%."""
-    for layer in list(layers)[start:]:
+    for layer in list(layers)[start:stop]:
         x = layer.forward(x)
     return x
 
@@ -233,11 +234,24 @@ class ActorCritic(PolicyMLP):
     def evaluate(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         """Policy logits and values together, for the update: both first layers are one product
         (over a :class:`agents.sparse.SparseRows` batch, only its non-zero entries are multiplied)."""
+        actor_in, value = self._first_layers_and_value(obs)
+        return run_layers(self.actor, actor_in, 1), value
+
+    def evaluate_legal(self, obs: torch.Tensor | SparseRows, legal: LegalRows
+                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """What PPO's loss needs, with the policy head on the legal actions only
+        (:mod:`agents.legal_head`): log p of each row's taken action, the entropy, the value."""
+        actor_in, value = self._first_layers_and_value(obs)
+        head = self.actor[-1]
+        logp, entropy = legal_logp_entropy(run_layers(self.actor, actor_in, 1, -1), head.weight, head.bias, legal)
+        return logp, entropy, value
+
+    def _first_layers_and_value(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         first_actor, first_critic = self.actor[0], self.critic[0]
         hidden = sparse.linear(obs, torch.cat([first_actor.weight, first_critic.weight]),
                                torch.cat([first_actor.bias, first_critic.bias]))
         actor_in, critic_in = hidden.split([first_actor.out_features, first_critic.out_features], dim=1)
-        return run_layers(self.actor, actor_in, 1), run_layers(self.critic, critic_in, 1).squeeze(-1)
+        return actor_in, run_layers(self.critic, critic_in, 1).squeeze(-1)
 
     def policy_spec(self) -> dict[str, Any]:
         """Spec of the playing part (a :class:`PolicyMLP`)."""

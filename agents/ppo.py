@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.legal_head import LegalRows, use_compact
 from agents.networks import adam, build_network, masked_log_probs, masked_logp_entropy, sample_actions
 from agents.sparse import observation_batch
 
@@ -128,6 +129,8 @@ class PPO:
             values = self.network.evaluate(b_obs)[1].numpy()
         advantages, returns = compute_gae(batch["reward"], values, batch["done"], cfg.gamma, cfg.gae_lambda)
         b_mask = torch.from_numpy(batch["mask"])
+        compact = use_compact(batch["mask"], next(self.network.parameters()))
+        legal = LegalRows.from_mask(batch["mask"], batch["action"]) if compact else None
         b_actions = torch.from_numpy(batch["action"]).long()
         b_logp = torch.from_numpy(batch["logp"])
         b_values = torch.from_numpy(values)
@@ -143,10 +146,12 @@ class PPO:
                 mb = order[start : start + minibatch_size]
                 # index_select copies whole rows: about 5x faster than tensor[mb] on CPU
                 mb_obs = b_obs.index_select(0, mb)
-                mb_mask = b_mask.index_select(0, mb)
 
-                logits, new_value = self.network.evaluate(mb_obs)
-                new_logp, entropy = masked_logp_entropy(logits, mb_mask, b_actions[mb])
+                if legal is None:
+                    logits, new_value = self.network.evaluate(mb_obs)
+                    new_logp, entropy = masked_logp_entropy(logits, b_mask.index_select(0, mb), b_actions[mb])
+                else:  # the policy head on the legal actions only: the same numbers, a fraction of the work
+                    new_logp, entropy, new_value = self.network.evaluate_legal(mb_obs, legal.index_select(0, mb))
                 log_ratio = new_logp - b_logp[mb]
                 ratio = log_ratio.exp()
 
