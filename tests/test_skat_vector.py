@@ -257,6 +257,7 @@ def test_scores_equal_settle_and_seat_scores(system):
         Batch,
     )
     from envs.skat.vector.score import rewards_by_seat, seat_tables
+    from envs.skat.vector.score_kernel import ScoreKernel
     from envs.skat.vector.tables import tables
 
     rng = np.random.default_rng(1)
@@ -286,8 +287,15 @@ def test_scores_equal_settle_and_seat_scores(system):
             o = settle(c, A.BID_VALUES[bid_index], hand | skat, points[d] + skat_points, tricks[d], 2**level)
             by_pos = seat_scores(o, d, system)
         want.append([float(by_pos[(s - dealer - 1) % 3]) for s in range(3)])
+    copy = Batch(n, torch.device("cpu"))  # Ramsch moves the skat's points in b.pos: score a copy too
+    for field in ("s", "sets", "pos", "dealt"):
+        getattr(copy, field).copy_(getattr(b, field))
     got = rewards_by_seat(b, torch.arange(n), T, seat_tables(T, system), ramsch=True)
     assert got.tolist() == want
+    kernel = np.zeros((n, 3), np.float32)  # the CPU kernel's scores, from the same tables
+    ScoreKernel(T, seat_tables(T, system), ramsch=True).rewards(copy, np.arange(n), kernel)
+    assert kernel.tolist() == want
+    assert torch.equal(copy.pos, b.pos)
     assert isinstance(Outcome, type)
 
 

@@ -111,6 +111,11 @@ class SkatVectorEnv:
             self._kernel = CpuKernel(self.T, self._ctx, self.options.kontra, self.options.ramsch)
             self._kernel.warm()
         self._seats = seat_tables(self.T, self.options.scoring)
+        self._scorer = None
+        if self.backend == "numba":
+            from envs.skat.vector.score_kernel import ScoreKernel
+
+            self._scorer = ScoreKernel(self.T, self._seats, self.options.ramsch)
         self.batch = Batch(num_envs, self.device)
         self._gen = torch.Generator(device=self.device)
         self._seed(seed)
@@ -204,7 +209,9 @@ class SkatVectorEnv:
             self._deal(self._ended)
         rewards = torch.zeros(b.n, 3, dtype=torch.float32, device=self.device)
         played = (ended & (b.s[TCOUNT] > 0)).nonzero().squeeze(1)  # not passed in
-        if len(played):
+        if len(played) and self._scorer is not None:
+            self._scorer.rewards(b, played.numpy(), rewards.numpy())
+        elif len(played):
             rewards.index_copy_(0, played, rewards_by_seat(b, played, self.T, self._seats, self.options.ramsch))
         self._terminated = ended
         self._ended = ended.nonzero().squeeze(1)
