@@ -145,14 +145,16 @@ class PPO:
             for start in range(0, batch_size, minibatch_size):
                 mb = order[start : start + minibatch_size].sort().values  # ascending: rows read in memory order
                 # index_select copies whole rows: about 5x faster than tensor[mb] on CPU
+                mb_logp, mb_advantages, mb_returns, mb_values, mb_actions = (
+                    t.index_select(0, mb) for t in (b_logp, b_advantages, b_returns, b_values, b_actions))
                 mb_obs = b_obs.index_select(0, mb)
 
                 if legal is None:
                     logits, new_value = self.network.evaluate(mb_obs)
-                    new_logp, entropy = masked_logp_entropy(logits, b_mask.index_select(0, mb), b_actions[mb])
+                    new_logp, entropy = masked_logp_entropy(logits, b_mask.index_select(0, mb), mb_actions)
                 else:  # the policy head on the legal actions only: the same numbers, a fraction of the work
                     new_logp, entropy, new_value = self.network.evaluate_legal(mb_obs, legal.index_select(0, mb))
-                log_ratio = new_logp - b_logp[mb]
+                log_ratio = new_logp - mb_logp
                 ratio = log_ratio.exp()
 
                 with torch.no_grad():
@@ -160,7 +162,6 @@ class PPO:
                     approx_kl = ((ratio - 1) - log_ratio).mean()
                     clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
 
-                mb_advantages = b_advantages[mb]
                 if cfg.norm_adv and len(mb) > 1:
                     mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8)
 
@@ -171,12 +172,12 @@ class PPO:
 
                 # Value loss, optionally clipped around the old value estimate
                 if cfg.clip_vloss:
-                    v_loss_unclipped = (new_value - b_returns[mb]) ** 2
-                    v_clipped = b_values[mb] + torch.clamp(new_value - b_values[mb], -cfg.clip_coef, cfg.clip_coef)
-                    v_loss_clipped = (v_clipped - b_returns[mb]) ** 2
+                    v_loss_unclipped = (new_value - mb_returns) ** 2
+                    v_clipped = mb_values + torch.clamp(new_value - mb_values, -cfg.clip_coef, cfg.clip_coef)
+                    v_loss_clipped = (v_clipped - mb_returns) ** 2
                     v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
                 else:
-                    v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
+                    v_loss = 0.5 * ((new_value - mb_returns) ** 2).mean()
 
                 entropy_loss = entropy.mean()
                 loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
