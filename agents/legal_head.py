@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from numba import njit
 
+from agents.gumbel import _noise
 from agents.sparse import SparseRows
 
 # Mean legal fraction under which the compact head is used. Skat's decisions have about 5% of their
@@ -83,6 +84,24 @@ def legal_logp_entropy(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.T
     """``masked_logp_entropy(hidden @ weight.T + bias, mask, actions)`` for the mask and actions that
     ``legal`` holds, computing the legal logits only; differentiable in all three tensors."""
     return _LegalLogpEntropy.apply(hidden, weight, bias, legal)
+
+
+def sample_legal(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, mask: np.ndarray,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One action per row drawn from the head's distribution over the row's legal actions, and its
+    log-probability (float32), computing the legal logits only: the Gumbel-max draw of
+    :func:`agents.networks.sample_actions` from the same uniform numbers (``rng.random`` over the
+    whole ``rows x num_actions``, so the generator advances alike), with log-probabilities equal to
+    the dense head's up to float rounding. A row without a legal action draws uniformly from all
+    actions, as the masked dense head does.
+    float32 networks only (as the compiled draw of ``sample_actions``)."""
+    h = hidden.detach().contiguous().numpy()
+    w = weight.detach().contiguous().numpy()
+    b = bias.detach().contiguous().numpy()
+    uniforms = rng.random(size=mask.shape)
+    actions, logp = np.empty(len(h), np.int64), np.empty(len(h), np.float32)
+    _sample(h, w, b, np.ascontiguousarray(mask, dtype=bool), uniforms, actions, logp)
+    return actions, logp
 
 
 class _LegalLogpEntropy(torch.autograd.Function):
@@ -175,3 +194,36 @@ def _list_legal(mask, actions, crow, col, taken):  # pragma: no cover
                     taken[i] = at - crow[i]  # the taken action's position among its row's legal ones
                 col[at] = a
                 at += 1
+
+
+@njit(cache=True, nogil=True)
+def _sample(h, w, b, mask, uniforms, actions, logp):  # pragma: no cover
+    num_rows, width = h.shape
+    num_actions = w.shape[0]
+    logits = np.empty(num_actions, h.dtype)
+    for i in range(num_rows):
+        any_legal = False
+        for a in range(num_actions):
+            any_legal |= mask[i, a]
+        top = -np.inf
+        for a in range(num_actions):
+            if mask[i, a] or not any_legal:
+                z = b[a] if any_legal else np.float32(0.0)  # no legal action: uniform, as the dense mask
+                if any_legal:
+                    for d in range(width):
+                        z += h[i, d] * w[a, d]
+                logits[a] = z
+                top = max(top, z)
+        total = 0.0
+        for a in range(num_actions):
+            if mask[i, a] or not any_legal:
+                total += np.exp(np.float64(logits[a] - top))
+        log_total = top + np.log(total)
+        best, arg = -np.inf, -1
+        for a in range(num_actions):
+            if mask[i, a] or not any_legal:
+                value = (logits[a] - np.float32(log_total)) + _noise(uniforms[i, a])  # float32, as the dense draw
+                if arg < 0 or value > best:
+                    best, arg = value, a
+        actions[i] = arg
+        logp[i] = logits[arg] - np.float32(log_total)

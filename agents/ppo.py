@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.legal_head import LegalRows, use_compact
-from agents.networks import adam, build_network, masked_log_probs, masked_logp_entropy, sample_actions
+from agents.legal_head import LegalRows, sample_legal, use_compact
+from agents.networks import adam, build_network, masked_log_probs, masked_logp_entropy, run_layers, sample_actions
 from agents.sparse import observation_batch
 
 
@@ -110,6 +110,11 @@ class PPO:
         network: nn.Module, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Sample one legal action per row; the extra ``logp`` goes into the batch."""
+        head = network.actor[-1]
+        if head.weight.dtype == torch.float32 and use_compact(mask, head.weight):  # the legal logits only
+            hidden = run_layers(network.actor, torch.from_numpy(obs), 0, -1)
+            actions, logp = sample_legal(hidden, head.weight, head.bias, mask, rng)
+            return actions, {"logp": logp}
         log_probs = masked_log_probs(network.policy_logits(torch.from_numpy(obs)), torch.from_numpy(mask))
         actions = sample_actions(log_probs, rng)
         logp = log_probs.numpy()[np.arange(len(actions)), actions]

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agents.ppo as ppo_module
-from agents.legal_head import COMPACT_BELOW, LegalRows, legal_logp_entropy, use_compact
-from agents.networks import build_network, masked_logp_entropy
+from agents.legal_head import COMPACT_BELOW, LegalRows, legal_logp_entropy, sample_legal, use_compact
+from agents.networks import build_network, masked_log_probs, masked_logp_entropy, sample_actions
 from agents.ppo import PPO, PPOConfig
 from agents.sparse import SparseRows
 
@@ -143,3 +143,42 @@ def test_legal_rows_keep_the_sparse_rows_of_the_mask():
     assert legal.rows.starts.tolist() == [0, 2] and legal.rows.ends.tolist() == [2, 3]
     assert legal.rows.col.tolist() == [1, 2, 0]
     assert legal.taken.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("legal_share", [0.05, 0.3])
+def test_sampling_on_the_legal_logits_draws_what_the_dense_head_draws(legal_share):
+    """PPO's acting: the same Gumbel draws from the same generator, so the same actions up to float
+    rounding (the legal logits are summed in another order, so a near-tie may fall the other way:
+    the drawn action is then within rounding of the best perturbed value), and the dense head's
+    log-probabilities."""
+    hidden, head, mask, _ = random_case(3, 400, 162, 32, torch.float32, legal_share=legal_share, scale=3.0)
+    mask[7] = False  # no legal action: drawn from all, as the dense draw does
+    with torch.no_grad():
+        log_probs = masked_log_probs(head(hidden), torch.from_numpy(mask))
+    rng_dense, rng_legal = np.random.default_rng(11), np.random.default_rng(11)
+    want = sample_actions(log_probs, rng_dense)
+    uniforms = np.random.default_rng(11).random(size=mask.shape)
+    got, logp = sample_legal(hidden.detach(), head.weight, head.bias, mask, rng_legal)
+    assert (got == want).mean() >= 0.99
+    perturbed = log_probs.numpy().astype(np.float64) - np.log(-np.log(1.0 - uniforms))
+    rows = np.arange(len(got))
+    assert np.all((perturbed[rows, got] >= perturbed[rows, want] - 1e-4)[rows != 7])
+    assert mask[rows != 7, got[rows != 7]].all()
+    assert logp.dtype == np.float32
+    assert np.allclose(logp, log_probs.numpy()[rows, got], atol=1e-5)
+    assert rng_dense.random() == rng_legal.random()  # the generators advanced alike
+
+
+def test_ppo_acts_with_the_legal_head_and_keeps_its_log_probabilities():
+    spec = {"kind": "actor_critic", "obs_size": 30, "num_actions": 50, "hidden": [16, 16], "activation": "tanh"}
+    torch.manual_seed(0)
+    network = build_network(spec)
+    rng = np.random.default_rng(1)
+    obs = rng.normal(size=(64, 30)).astype(np.float32)
+    mask = rng.random((64, 50)) < 0.1
+    mask[:, 0] = True
+    actions, extra = PPO.act(network, obs, mask, np.random.default_rng(2))
+    with torch.no_grad():
+        log_probs = masked_log_probs(network.policy_logits(torch.from_numpy(obs)), torch.from_numpy(mask))
+    assert (actions == sample_actions(log_probs, np.random.default_rng(2))).mean() >= 0.95
+    assert np.allclose(extra["logp"], log_probs.numpy()[np.arange(64), actions], atol=1e-5)
