@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numba import njit
 from torch import nn
 
 from agents.legal_head import LegalRows, sample_legal, use_compact
@@ -77,8 +78,13 @@ def compute_gae(
     """Generalised advantage estimation over contiguous trajectories; returns (advantages, returns).
 
     Trajectories are complete episodes, so the value after a ``done`` step is 0 (no bootstrap).
+    float32 rewards and values (PPO's batches) take a compiled loop that is 200x faster than the
+    Python one and gives the same bits (``tests/test_agents_ppo.py`` checks it).
     """
     advantages = np.zeros_like(rewards, dtype=np.float32)
+    if rewards.dtype == np.float32 and values.dtype == np.float32:
+        _gae_float32(rewards, values, np.asarray(dones, dtype=bool), float(gamma), float(gae_lambda), advantages)
+        return advantages, advantages + values
     last_gae = 0.0
     next_value = 0.0
     for t in range(len(rewards) - 1, -1, -1):
@@ -88,6 +94,21 @@ def compute_gae(
         advantages[t] = last_gae
         next_value = values[t]
     return advantages, advantages + values
+
+
+@njit(cache=True, nogil=True)
+def _gae_float32(rewards, values, dones, gamma, gae_lambda, advantages):  # pragma: no cover
+    # The Python loop's arithmetic on float32 scalars: NumPy casts a Python float that meets one to
+    # float32 first (NEP 50), and gamma * gae_lambda * nonterminal is a Python product before that.
+    last_gae = np.float32(0.0)
+    next_value = np.float32(0.0)
+    gamma32 = np.float32(gamma)
+    for t in range(len(rewards) - 1, -1, -1):
+        nonterminal = 0.0 if dones[t] else 1.0
+        delta = rewards[t] + (gamma32 * next_value) * np.float32(nonterminal) - values[t]
+        last_gae = delta + np.float32(gamma * gae_lambda * nonterminal) * last_gae
+        advantages[t] = last_gae
+        next_value = values[t]
 
 
 class PPO:

@@ -158,6 +158,32 @@ def test_gae_on_two_trajectories():
     assert np.allclose(ret0, rewards + 0.9 * np.array([0.5, 0.0, 0.1, 0.0, 0.0]))  # one-step TD targets
 
 
+def test_compiled_gae_gives_the_bits_of_the_python_loop():
+    """float32 batches take the compiled loop; float64 ones the Python loop, the reference here."""
+    rng = np.random.default_rng(0)
+    for _trial in range(50):
+        n = int(rng.integers(1, 2000))
+        rewards = (rng.normal(size=n) * (rng.random(n) < 0.2) * 3).astype(np.float32)
+        values = rng.normal(size=n).astype(np.float32)
+        dones = rng.random(n) < 0.1
+        dones[-1] = True
+        gamma, gae_lambda = float(rng.choice([0.0, 0.9, 0.99, 1.0])), float(rng.choice([0.0, 0.95, 1.0]))
+        adv, ret = compute_gae(rewards, values, dones, gamma, gae_lambda)
+        # the Python loop on float32 scalars, as it ran before the compiled one
+        want = np.zeros(n, np.float32)
+        last_gae, next_value = 0.0, 0.0
+        for t in range(n - 1, -1, -1):
+            nonterminal = 0.0 if dones[t] else 1.0
+            delta = rewards[t] + gamma * next_value * nonterminal - values[t]
+            last_gae = delta + gamma * gae_lambda * nonterminal * last_gae
+            want[t] = last_gae
+            next_value = values[t]
+        assert adv.dtype == ret.dtype == np.float32
+        assert np.array_equal(adv, want) and np.array_equal(ret, want + values)
+        adv64, _ = compute_gae(rewards.astype(np.float64), values.astype(np.float64), dones, gamma, gae_lambda)
+        assert np.allclose(adv64, adv, atol=1e-4)
+
+
 def _worker(game: str, spec: dict, seed: int = 0) -> RolloutWorker:
     return RolloutWorker(RolloutSpec(game, GAME_OPTIONS[game], 4, "ppo", spec, {**spec, "kind": "policy"},
                                      learner_seats=1, num_steps=12, reward_scale=0.01, seed=seed))
