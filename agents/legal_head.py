@@ -89,18 +89,20 @@ def legal_logp_entropy(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.T
 def sample_legal(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, mask: np.ndarray,
                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One action per row drawn from the head's distribution over the row's legal actions, and its
-    log-probability (float32), computing the legal logits only: the Gumbel-max draw of
-    :func:`agents.networks.sample_actions` from the same uniform numbers (``rng.random`` over the
-    whole ``rows x num_actions``, so the generator advances alike), with log-probabilities equal to
-    the dense head's up to float rounding. A row without a legal action draws uniformly from all
-    actions, as the masked dense head does.
-    float32 networks only (as the compiled draw of ``sample_actions``)."""
+    log-probability (float32), computing the legal logits only. The draw is
+    :func:`agents.networks.sample_actions`' Gumbel-max, with uniform numbers for the legal actions
+    only (row by row, in action order; a row without a legal action takes one for each action and
+    draws uniformly from all, as the masked dense head does): the dense draw would pick the same
+    action from those numbers put at the legal places, up to near-ties that float rounding tips.
+    Log-probabilities equal the dense head's up to float rounding. float32 networks only."""
     h = hidden.detach().contiguous().numpy()
     w = weight.detach().contiguous().numpy()
     b = bias.detach().contiguous().numpy()
-    uniforms = rng.random(size=mask.shape)
+    mask = np.ascontiguousarray(mask, dtype=bool)
+    legal = mask.sum(axis=1)
+    uniforms = rng.random(size=int(np.where(legal > 0, legal, mask.shape[1]).sum()))
     actions, logp = np.empty(len(h), np.int64), np.empty(len(h), np.float32)
-    _sample(h, w, b, np.ascontiguousarray(mask, dtype=bool), uniforms, actions, logp)
+    _sample(h, w, b, mask, uniforms, actions, logp)
     return actions, logp
 
 
@@ -217,6 +219,7 @@ def _sample(h, w, b, mask, uniforms, actions, logp):  # pragma: no cover
     num_rows, width = h.shape
     num_actions = w.shape[0]
     logits = np.empty(num_actions, h.dtype)
+    drawn = 0
     for i in range(num_rows):
         any_legal = False
         for a in range(num_actions):
@@ -236,7 +239,8 @@ def _sample(h, w, b, mask, uniforms, actions, logp):  # pragma: no cover
         best, arg = -np.inf, -1
         for a in range(num_actions):
             if mask[i, a] or not any_legal:
-                value = (logits[a] - np.float32(log_total)) + _noise(uniforms[i, a])  # float32, as the dense draw
+                value = (logits[a] - np.float32(log_total)) + _noise(uniforms[drawn])  # float32, as the dense draw
+                drawn += 1
                 if arg < 0 or value > best:
                     best, arg = value, a
         actions[i] = arg

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import agents.ppo as ppo_module
+from agents.gumbel import gumbel_argmax
 from agents.legal_head import COMPACT_BELOW, LegalRows, legal_logp_entropy, sample_legal, use_compact
-from agents.networks import build_network, masked_log_probs, masked_logp_entropy, sample_actions
+from agents.networks import ILLEGAL_LOGIT, build_network, masked_log_probs, masked_logp_entropy
 from agents.ppo import PPO, PPOConfig
 from agents.sparse import SparseRows
 
@@ -147,26 +148,45 @@ def test_legal_rows_keep_the_sparse_rows_of_the_mask():
 
 @pytest.mark.parametrize("legal_share", [0.05, 0.3])
 def test_sampling_on_the_legal_logits_draws_what_the_dense_head_draws(legal_share):
-    """PPO's acting: the same Gumbel draws from the same generator, so the same actions up to float
-    rounding (the legal logits are summed in another order, so a near-tie may fall the other way:
-    the drawn action is then within rounding of the best perturbed value), and the dense head's
-    log-probabilities."""
+    """PPO's acting: the dense Gumbel-max draw, given the same uniform numbers at the legal places,
+    picks the same actions up to float rounding (the legal logits are summed in another order, so a
+    near-tie may fall the other way: the drawn action is then within rounding of the best perturbed
+    value), and the log-probabilities are the dense head's."""
     hidden, head, mask, _ = random_case(3, 400, 162, 32, torch.float32, legal_share=legal_share, scale=3.0)
     mask[7] = False  # no legal action: drawn from all, as the dense draw does
     with torch.no_grad():
         log_probs = masked_log_probs(head(hidden), torch.from_numpy(mask))
-    rng_dense, rng_legal = np.random.default_rng(11), np.random.default_rng(11)
-    want = sample_actions(log_probs, rng_dense)
-    uniforms = np.random.default_rng(11).random(size=mask.shape)
-    got, logp = sample_legal(hidden.detach(), head.weight, head.bias, mask, rng_legal)
+    got, logp = sample_legal(hidden.detach(), head.weight, head.bias, mask, np.random.default_rng(11))
+    drawn_at = mask.copy()
+    drawn_at[7] = True
+    uniforms = np.full(mask.shape, 0.5)
+    uniforms[drawn_at] = np.random.default_rng(11).random(size=int(drawn_at.sum()))  # row by row, in order
+    want = np.empty(len(mask), np.int64)
+    gumbel_argmax(log_probs.numpy(), uniforms, ILLEGAL_LOGIT / 2, want)
+    rows = np.arange(len(got))
     assert (got == want).mean() >= 0.99
     perturbed = log_probs.numpy().astype(np.float64) - np.log(-np.log(1.0 - uniforms))
-    rows = np.arange(len(got))
     assert np.all((perturbed[rows, got] >= perturbed[rows, want] - 1e-4)[rows != 7])
     assert mask[rows != 7, got[rows != 7]].all()
     assert logp.dtype == np.float32
     assert np.allclose(logp, log_probs.numpy()[rows, got], atol=1e-5)
-    assert rng_dense.random() == rng_legal.random()  # the generators advanced alike
+
+
+def test_sampling_on_the_legal_logits_follows_the_policy():
+    """Over many draws each legal action comes up as often as its probability says."""
+    torch.manual_seed(4)
+    hidden, head = torch.randn(1, 8), torch.nn.Linear(8, 20)
+    mask = np.zeros((1, 20), bool)
+    mask[0, [2, 5, 11, 19]] = True
+    with torch.no_grad():
+        probs = masked_log_probs(head(hidden), torch.from_numpy(mask)).exp().numpy()[0]
+    rng = np.random.default_rng(0)
+    counts = np.zeros(20)
+    for _ in range(200):
+        actions, _ = sample_legal(hidden.expand(100, 8), head.weight, head.bias, mask.repeat(100, 0), rng)
+        counts += np.bincount(actions, minlength=20)
+    assert counts[~mask[0]].sum() == 0
+    assert np.abs(counts / counts.sum() - probs).max() < 0.01  # 20,000 draws: a few standard errors
 
 
 def test_ppo_acts_with_the_legal_head_and_keeps_its_log_probabilities():
@@ -180,5 +200,8 @@ def test_ppo_acts_with_the_legal_head_and_keeps_its_log_probabilities():
     actions, extra = PPO.act(network, obs, mask, np.random.default_rng(2))
     with torch.no_grad():
         log_probs = masked_log_probs(network.policy_logits(torch.from_numpy(obs)), torch.from_numpy(mask))
-    assert (actions == sample_actions(log_probs, np.random.default_rng(2))).mean() >= 0.95
+    hidden = network.actor[:-1](torch.from_numpy(obs)).detach()
+    head = network.actor[-1]
+    assert np.array_equal(actions, sample_legal(hidden, head.weight, head.bias, mask, np.random.default_rng(2))[0])
+    assert mask[np.arange(64), actions].all()
     assert np.allclose(extra["logp"], log_probs.numpy()[np.arange(64), actions], atol=1e-5)

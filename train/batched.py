@@ -60,35 +60,38 @@ class BatchedCollector:
         self.rewards: list[float] = []
         self.traj_ids: list[int] = []
         self.finished_traj: set[int] = set()
-        self.traj_length: dict[int, int] = {}  # transitions recorded per trajectory
+        self.traj_rows = np.zeros((num_envs, self.num_seats), np.int64)  # rows recorded of each seat's trajectory
         self.decisions = 0  # learner decisions recorded so far
 
     # --- seating ----------------------------------------------------------------------------------
 
-    def _seat(self, game: int) -> None:
-        """A new deal in ``game``: rotate the learner's seats, draw the opponents."""
+    def _seat(self, games: np.ndarray) -> None:
+        """New deals in ``games`` (ascending): rotate the learner's seats, draw the opponents (game by
+        game, seat by seat, as the filler's random numbers come)."""
+        if not len(games):
+            return
         n, k = self.num_seats, self.spec.learner_seats
-        rotation = int(game + self.deals[game]) % n
-        self.deals[game] += 1
-        learner = {(rotation + j) % n for j in range(k)}
-        keys = [LEARNER if s in learner else self.filler.draw() for s in range(n)]
-        for s, key in enumerate(keys):
-            if key is LEARNER:
-                self.seat_code[game, s] = -1
-                continue
-            code = self.key_code.get(key)
-            if code is None:
-                code = self.key_code[key] = len(self.keys)
-                self.keys.append(key)
-            self.seat_code[game, s] = code
-        self.returns[game] = 0.0
-        self.lengths[game] = 0
-        for s in range(n):
-            self.pending[game, s] = -1
-            if s in learner:
-                self.traj[game, s], self.next_traj = self.next_traj, self.next_traj + 1
-            else:
-                self.traj[game, s] = -1
+        rotation = (games + self.deals[games]) % n
+        self.deals[games] += 1
+        learner = (np.arange(n) - rotation[:, None]) % n < k  # the k seats from the rotation on
+        codes = np.full((len(games), n), -1, np.int64)
+        codes[~learner] = [self._code(key) for key in self.filler.draw_many(int((~learner).sum()))]
+        self.seat_code[games] = codes
+        self.returns[games] = 0.0
+        self.lengths[games] = 0
+        self.pending[games] = -1
+        self.traj_rows[games] = 0
+        traj = np.full((len(games), n), -1, np.int64)
+        traj[learner] = self.next_traj + np.arange(int(learner.sum()))  # ids in game, then seat order
+        self.next_traj += int(learner.sum())
+        self.traj[games] = traj
+
+    def _code(self, key: Any) -> int:
+        code = self.key_code.get(key)
+        if code is None:
+            code = self.key_code[key] = len(self.keys)
+            self.keys.append(key)
+        return code
 
     # --- collection -------------------------------------------------------------------------------
 
@@ -106,8 +109,7 @@ class BatchedCollector:
             lambda obs, mask, traj: self.act(self.network, obs, mask, rng))
         if self.state is None:
             self.state = self.venv.reset()
-            for game in range(self.num_envs):
-                self._seat(game)
+            self._seat(np.arange(self.num_envs))
         target = self.num_envs * self.spec.num_steps
         episodes: list[Episode] = []
         finished_rows = 0
@@ -125,26 +127,30 @@ class BatchedCollector:
             if (code < 0).any():
                 games = live[code < 0]
                 traj = self.traj[games, player[games]]
-                chosen, extra = act(obs[games], mask[games], traj)
+                mine_obs, mine_mask = obs[games], mask[games]  # copies: the engine reuses its buffers
+                chosen, extra = act(mine_obs, mine_mask, traj)
                 actions[games] = chosen
-                self._record(obs[games], mask[games], chosen, extra, traj, games, player[games])
+                self._record(mine_obs, mine_mask, chosen, extra, traj, games, player[games])
             for agent, games in groups:
                 actions[games] = _decide(agent, obs[games], mask[games])
             self.state = state = self.venv.step(torch.from_numpy(actions).to(state.current_player.device))
-            for game in np.flatnonzero(ended).tolist():  # this step began a new deal in each of them
-                self._seat(game)
+            self._seat(np.flatnonzero(ended))  # this step began a new deal in each of them
             rewards = state.rewards.cpu().numpy()
-            for game, seat in zip(*np.nonzero(rewards), strict=True):
-                self.returns[game, seat] += rewards[game, seat]
-                row = self.pending[game, seat]
-                if row >= 0:
-                    self.rewards[row] += float(rewards[game, seat]) * self.spec.reward_scale
-            for game in np.flatnonzero(state.terminated.cpu().numpy()).tolist():
+            paid_games, paid_seats = np.nonzero(rewards)
+            if len(paid_games):
+                paid = rewards[paid_games, paid_seats]
+                self.returns[paid_games, paid_seats] += paid
+                rows = self.pending[paid_games, paid_seats]
+                for row, reward in zip(rows[rows >= 0].tolist(), paid[rows >= 0].tolist(), strict=True):
+                    self.rewards[row] += reward * self.spec.reward_scale
+            done = np.flatnonzero(state.terminated.cpu().numpy())
+            if len(done):
+                learner = self.traj[done] >= 0
+                self.finished_traj.update(self.traj[done][learner].tolist())
+                finished_rows += int(self.traj_rows[done][learner].sum())
+            for game in done.tolist():
                 labels = [LEARNER if c < 0 else label(self.keys[c]) for c in self.seat_code[game].tolist()]
                 episodes.append(Episode(self.returns[game].tolist(), labels, int(self.lengths[game])))
-                for t in self.traj[game][self.traj[game] >= 0].tolist():
-                    self.finished_traj.add(t)
-                    finished_rows += self.traj_length.get(t, 0)
         return self._take_finished(), episodes
 
     def _groups(self, games: np.ndarray, code: np.ndarray, player: np.ndarray) -> list[tuple[Any, np.ndarray]]:
@@ -172,8 +178,7 @@ class BatchedCollector:
         self.pending[games, seats] = len(self.rewards) + np.arange(len(games))
         self.rewards.extend([0.0] * len(games))
         self.traj_ids.extend(traj.tolist())
-        for t in traj.tolist():  # each game's own trajectory: no id twice in one call
-            self.traj_length[t] = self.traj_length.get(t, 0) + 1
+        self.traj_rows[games, seats] += 1  # each game's own seat: no slot twice in one call
 
     def _take_finished(self) -> dict[str, np.ndarray]:
         """The completed trajectories as a batch; the running ones stay for the next update.
@@ -199,8 +204,6 @@ class BatchedCollector:
         self.rewards = rewards[kept].tolist()
         self.traj_ids = traj[kept].tolist()
         self.pending = np.where(self.pending >= 0, remap[np.maximum(self.pending, 0)], -1)
-        for t in self.finished_traj:
-            self.traj_length.pop(t, None)
         self.finished_traj.clear()
         return batch
 

@@ -126,6 +126,15 @@ class SeatFiller:
             return "self"
         return "snapshot", ids[_pick(self._snapshot_cdf, self.rng)]
 
+    def draw_many(self, count: int) -> list[Any]:
+        """``count`` keys, the ones ``count`` calls of :meth:`draw` give (the same random numbers): one
+        array of uniforms for them all when no snapshot can be drawn (a snapshot's id is a second draw)."""
+        if "snapshot" in self.plan["specs"]:
+            return [self.draw() for _ in range(count)]
+        cdf = np.asarray(self._spec_cdf)
+        picks = np.minimum(np.searchsorted(cdf, self.rng.random(size=count) * cdf[-1], side="right"), len(cdf) - 1)
+        return [self.plan["specs"][i] for i in picks.tolist()]
+
     def agent(self, key: Any, env_index: int, seat: int, env_shape: tuple[int, int]) -> agents.Agent:
         """The agent for a drawn key: one shared instance if it keeps no per-deal state, else one per seat."""
         self.env_shape = env_shape
