@@ -134,22 +134,14 @@ class _LegalLogpEntropy(torch.autograd.Function):
         return torch.from_numpy(grad_h), torch.from_numpy(grad_w), torch.from_numpy(grad_b), None
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _logit(h, w, b, i, a, width):  # pragma: no cover
-    # Four running sums: a single one waits on each addition before the next (4x slower); the
-    # order of the additions differs from a matrix product's in float rounding only.
-    z0 = z1 = z2 = z3 = h[i, 0] * 0
-    d = 0
-    while d + 3 < width:
-        z0 += h[i, d] * w[a, d]
-        z1 += h[i, d + 1] * w[a, d + 1]
-        z2 += h[i, d + 2] * w[a, d + 2]
-        z3 += h[i, d + 3] * w[a, d + 3]
-        d += 4
-    while d < width:
-        z0 += h[i, d] * w[a, d]
-        d += 1
-    return b[a] + ((z0 + z1) + (z2 + z3))
+    # Summed in any order (SIMD lanes): 4x faster than one running sum, which waits on each
+    # addition; it differs from a matrix product's order in float rounding only.
+    z = h[i, 0] * 0
+    for d in range(width):
+        z += h[i, d] * w[a, d]
+    return b[a] + z
 
 
 @njit(cache=True, nogil=True)

@@ -228,7 +228,11 @@ class ActorCritic(PolicyMLP):
         super().__init__(obs_size, num_actions, hidden, activation)
         self.critic = mlp(obs_size, hidden, 1, activation, out_std=1.0)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor | SparseRows) -> torch.Tensor:
+        """The critic alone (PPO's values of a whole batch need no policy logits)."""
+        if isinstance(obs, SparseRows):
+            first = self.critic[0]
+            return run_layers(self.critic, sparse.linear(obs, first.weight, first.bias), 1).squeeze(-1)
         return run_layers(self.critic, obs).squeeze(-1)
 
     def evaluate(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:

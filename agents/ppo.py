@@ -152,7 +152,7 @@ class PPO:
 
         b_obs = observation_batch(batch["obs"])  # sparse when mostly zeros
         with torch.no_grad():
-            values = self.network.evaluate(b_obs)[1].numpy()
+            values = self.network.value(b_obs).numpy()
         advantages, returns = compute_gae(batch["reward"], values, batch["done"], cfg.gamma, cfg.gae_lambda)
         b_mask = torch.from_numpy(batch["mask"])
         compact = use_compact(batch["mask"], next(self.network.parameters()))

@@ -75,6 +75,8 @@ def test_actor_critic_evaluate_matches_its_actor_and_critic():
     for inputs in (torch.from_numpy(obs), SparseRows.from_dense(obs)):
         got_logits, got_values = net.evaluate(inputs)
         assert torch.allclose(got_logits, logits, atol=1e-5) and torch.allclose(got_values, values, atol=1e-5)
+    rows = SparseRows.from_dense(obs)  # the critic alone (PPO's values): the bits of the joint product
+    assert torch.equal(net.value(rows), net.evaluate(rows)[1])
 
 
 def test_ppo_update_on_sparse_and_dense_batches_learns_the_same(monkeypatch: pytest.MonkeyPatch):
