@@ -167,9 +167,9 @@ class PPO:
         minibatch_size = math.ceil(batch_size / cfg.num_minibatches)
         clipfracs: list[float] = []
         for _epoch in range(cfg.update_epochs):
-            order = torch.from_numpy(rng.permutation(batch_size))
+            order = rng.permutation(batch_size)
             for start in range(0, batch_size, minibatch_size):
-                mb = order[start : start + minibatch_size].sort().values  # ascending: rows read in memory order
+                mb = torch.from_numpy(np.sort(order[start : start + minibatch_size]))  # ascending: memory order
                 # index_select copies whole rows: about 5x faster than tensor[mb] on CPU
                 mb_logp, mb_advantages, mb_returns, mb_values, mb_actions = (
                     t.index_select(0, mb) for t in (b_logp, b_advantages, b_returns, b_values, b_actions))
