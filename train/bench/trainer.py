@@ -10,7 +10,8 @@ game's rule agent in every other seat; ``--opponents self``: the learner's curre
 other seat, the trainer's default self-play, ours only), with the same network
 (separate actor and critic MLPs, ``--hidden``, tanh), the same number of envs, rollout length,
 4 epochs x 4 minibatches. A step is one decision of the learning seat (SB3's ``timesteps``, our
-``global_step``); the rate covers collection and updates, measured after start-up.
+``global_step``); the rate covers collection and updates after a warm-up update (worker start,
+compiled code loaded, first passes), the steady rate of a long run, as MaskablePPO is measured.
 
 * ours: ``train.trainer.Trainer`` with ``--workers`` rollout processes (default 2), once per
   ``--collections`` entry: ``envs`` (AEC envs in worker processes) and/or ``batched`` (the game's
@@ -25,7 +26,9 @@ import argparse
 import statistics
 import tempfile
 import time
+from typing import Any
 
+import numpy as np
 import torch
 
 from envs.games import GAMES
@@ -37,21 +40,40 @@ from train.trainer import Trainer
 def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
                threads: int, chunks: int, seed: int = 1, collection: str = "envs", opponents: str = "random"
                ) -> dict[str, float]:
-    """Steps per second (``sps``) and microseconds per learner step spent collecting and updating."""
+    """Steps per second (``sps``) and microseconds per learner step spent collecting and updating,
+    after a warm-up update (worker start, compiled code loaded from numba's cache, first passes), as
+    MaskablePPO is measured below: the steady rate of a long run."""
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(overrides=[
-            f"game={game}", f"total_timesteps={steps}", f"num_envs={num_envs}", f"num_steps={num_steps}",
-            f"num_workers={workers}", f"rollout_chunks={chunks}", f"torch_threads={threads}",
-            f"hidden={','.join(map(str, hidden))}", f"opponents={opponents}:1", "eval_opponents=[]",
-            "checkpoint_every=0", "snapshot_every=0", "progress=false",
+            f"game={game}", f"total_timesteps={steps + num_envs * num_steps}", f"num_envs={num_envs}",
+            f"num_steps={num_steps}", f"num_workers={workers}", f"rollout_chunks={chunks}",
+            f"torch_threads={threads}", f"hidden={','.join(map(str, hidden))}", f"opponents={opponents}:1",
+            "eval_opponents=[]", "checkpoint_every=0", "snapshot_every=0", "progress=false",
             f"runs_dir={tmp}/runs", f"checkpoint_dir={tmp}/ckpt", f"seed={seed}", "run_name=bench",
             f"collection={collection}",
         ])
         trainer = Trainer(cfg)
+        updates: list[tuple[int, float, float]] = []  # per update: learner steps, its start, its end
+        update = trainer.learner.update
+
+        def timed(batch: dict[str, Any], progress: float, rng: np.random.Generator) -> dict[str, float]:
+            begin = time.perf_counter()
+            metrics = update(batch, progress, rng)
+            updates.append((len(batch["action"]), begin, time.perf_counter()))
+            return metrics
+
+        trainer.learner.update = timed
         trainer.train()
-        metrics = trainer.last_metrics  # measured after the worker processes started
-        return {"sps": metrics["charts/SPS"], "collect": metrics["charts/collect_us_per_step"],
-                "update": metrics["charts/update_us_per_step"]}
+        if len(updates) < 2:  # too short to leave out a warm-up: the whole run, as the trainer logs it
+            metrics = trainer.last_metrics
+            return {"sps": metrics["charts/SPS"], "collect": metrics["charts/collect_us_per_step"],
+                    "update": metrics["charts/update_us_per_step"]}
+        measured = updates[1:]
+        learner_steps = sum(n for n, _, _ in measured)
+        elapsed = measured[-1][2] - updates[0][2]  # from the end of the warm-up update
+        updating = sum(end - begin for _, begin, end in measured)
+        return {"sps": learner_steps / elapsed, "collect": 1e6 * (elapsed - updating) / learner_steps,
+                "update": 1e6 * updating / learner_steps}
 
 
 def bench_sb3(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], threads: int,
