@@ -3,6 +3,8 @@ learner step, and the bound that PPO's update sets on the batched path's speed-u
 
 import re
 
+import pytest
+
 from train.bench.__main__ import main
 
 
@@ -25,3 +27,19 @@ def test_trainer_bench_measures_self_play_without_sb3(capsys):
     assert "no self-play seats; skipped" in out and "MaskablePPO (DummyVecEnv)" not in out
     assert "1 learner seat vs self" in out
     assert len(re.findall(r"collection=(?:envs|batched).*steps/s", out)) == 2, out
+
+
+def test_trainer_bench_times_another_revision_side_by_side(capsys):
+    """``--baseline REV``: that revision's trainer from a temporary worktree, measured as ours is."""
+    main(["trainer", "--game", "thirtyone", "--steps", "128", "--num-envs", "8", "--num-steps", "16",
+          "--repeat", "1", "--workers", "1", "--collections", "batched", "--skip-sb3", "--baseline", "HEAD"])
+    out = capsys.readouterr().out
+    then = re.search(r"trainer at HEAD: +([\d,]+) steps/s \(per learner step: collect ([\d.]+) us", out)
+    assert then and float(then.group(1).replace(",", "")) > 0, out
+    assert re.search(r"HEAD [\d,]+ steps/s, ours \(batched\) / HEAD [\d.]+x", out), out
+
+
+def test_trainer_bench_names_a_revision_it_cannot_check_out():
+    with pytest.raises(SystemExit, match="no-such-revision"):
+        main(["trainer", "--game", "thirtyone", "--steps", "16", "--num-envs", "4", "--num-steps", "4",
+              "--repeat", "1", "--workers", "1", "--skip-sb3", "--baseline", "no-such-revision"])

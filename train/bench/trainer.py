@@ -23,57 +23,77 @@ compiled code loaded, first passes), the steady rate of a long run, as MaskableP
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
 
-import numpy as np
 import torch
 
 from envs.games import GAMES
 from envs.gym import SingleAgentEnv
-from train.config import load_config
-from train.trainer import Trainer
+from train.bench import timing
+from train.bench.timing import steady_rates
+
+
+def trainer_overrides(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
+                      threads: int, chunks: int, runs_dir: str, seed: int = 1, opponents: str = "random"
+                      ) -> list[str]:
+    """The config of a measured run: ``steps`` learner decisions after one warm-up update."""
+    return [f"game={game}", f"total_timesteps={steps + num_envs * num_steps}", f"num_envs={num_envs}",
+            f"num_steps={num_steps}", f"num_workers={workers}", f"rollout_chunks={chunks}",
+            f"torch_threads={threads}", f"hidden={','.join(map(str, hidden))}", f"opponents={opponents}:1",
+            "eval_opponents=[]", "checkpoint_every=0", "snapshot_every=0", "progress=false",
+            f"runs_dir={runs_dir}/runs", f"checkpoint_dir={runs_dir}/ckpt", f"seed={seed}", "run_name=bench"]
 
 
 def bench_ours(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], workers: int,
                threads: int, chunks: int, seed: int = 1, collection: str = "envs", opponents: str = "random"
                ) -> dict[str, float]:
     """Steps per second (``sps``) and microseconds per learner step spent collecting and updating,
-    after a warm-up update (worker start, compiled code loaded from numba's cache, first passes), as
-    MaskablePPO is measured below: the steady rate of a long run."""
+    after a warm-up update, as MaskablePPO is measured below: the steady rate of a long run."""
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = load_config(overrides=[
-            f"game={game}", f"total_timesteps={steps + num_envs * num_steps}", f"num_envs={num_envs}",
-            f"num_steps={num_steps}", f"num_workers={workers}", f"rollout_chunks={chunks}",
-            f"torch_threads={threads}", f"hidden={','.join(map(str, hidden))}", f"opponents={opponents}:1",
-            "eval_opponents=[]", "checkpoint_every=0", "snapshot_every=0", "progress=false",
-            f"runs_dir={tmp}/runs", f"checkpoint_dir={tmp}/ckpt", f"seed={seed}", "run_name=bench",
-            f"collection={collection}",
-        ])
-        trainer = Trainer(cfg)
-        updates: list[tuple[int, float, float]] = []  # per update: learner steps, its start, its end
-        update = trainer.learner.update
+        return steady_rates([*trainer_overrides(game, steps, num_envs, num_steps, hidden, workers, threads, chunks,
+                                                tmp, seed, opponents), f"collection={collection}"])
 
-        def timed(batch: dict[str, Any], progress: float, rng: np.random.Generator) -> dict[str, float]:
-            begin = time.perf_counter()
-            metrics = update(batch, progress, rng)
-            updates.append((len(batch["action"]), begin, time.perf_counter()))
-            return metrics
 
-        trainer.learner.update = timed
-        trainer.train()
-        if len(updates) < 2:  # too short to leave out a warm-up: the whole run, as the trainer logs it
-            metrics = trainer.last_metrics
-            return {"sps": metrics["charts/SPS"], "collect": metrics["charts/collect_us_per_step"],
-                    "update": metrics["charts/update_us_per_step"]}
-        measured = updates[1:]
-        learner_steps = sum(n for n, _, _ in measured)
-        elapsed = measured[-1][2] - updates[0][2]  # from the end of the warm-up update
-        updating = sum(end - begin for _, begin, end in measured)
-        return {"sps": learner_steps / elapsed, "collect": 1e6 * (elapsed - updating) / learner_steps,
-                "update": 1e6 * updating / learner_steps}
+def bench_revision(checkout: Path, game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int],
+                   workers: int, threads: int, chunks: int, seed: int = 1, opponents: str = "random"
+                   ) -> dict[str, float]:
+    """:func:`bench_ours` with the code of another checkout (its default collection), in a fresh process
+    that puts that checkout first on ``PYTHONPATH``; this environment's packages."""
+    with tempfile.TemporaryDirectory() as tmp:
+        overrides = trainer_overrides(game, steps, num_envs, num_steps, hidden, workers, threads, chunks, tmp,
+                                      seed, opponents)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout), os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run([sys.executable, timing.__file__, json.dumps(overrides)], cwd=checkout, env=env,
+                              capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"the trainer at {checkout} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1][len("BENCH "):])
+
+
+@contextlib.contextmanager
+def worktree(revision: str) -> Iterator[Path]:
+    """A temporary git worktree of ``revision`` of this repository, removed afterwards."""
+    repo = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tree"
+        added = subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(path), revision],
+                               capture_output=True, text=True)
+        if added.returncode:
+            raise SystemExit(f"--baseline {revision}: git worktree add failed: {added.stderr.strip()}")
+        try:
+            yield path
+        finally:
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(path)], capture_output=True)
 
 
 def bench_sb3(game: str, steps: int, num_envs: int, num_steps: int, hidden: list[int], threads: int,
@@ -119,6 +139,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="who sits in the other seats (default random; self: the learner's weights, "
                              "ours only)")
     parser.add_argument("--skip-sb3", action="store_true")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time the trainer of git revision REV of this repository (a temporary worktree, "
+                             "its own code and default collection, this environment), alternating with ours")
     args = parser.parse_args(argv)
     if args.opponents == "self" and not args.skip_sb3:
         print("  sb3-contrib MaskablePPO: its single-agent loop has no self-play seats; skipped")
@@ -132,9 +155,36 @@ def main(argv: list[str] | None = None) -> None:
           f"steps, MLP {hidden} (actor and critic, tanh), 1 learner seat vs {args.opponents}, torch threads "
           f"{args.threads}",
           flush=True)
+    with worktree(args.baseline) if args.baseline else contextlib.nullcontext() as checkout:
+        runs, sb3, baseline = _measure(args, hidden, collections, checkout)
+    median = {c: statistics.median(run["sps"] for run in r) for c, r in runs.items()}
+    summary = "median: " + ", ".join(f"ours ({c}) {m:,.0f} steps/s" for c, m in median.items())
+    if len(median) == 2:
+        summary += f", batched/envs {median['batched'] / median['envs']:.2f}x"
+        summary += f" (at most {ceiling(runs):.2f}x while PPO's update stays as it is)"
+    best = max(median, key=median.get)
+    if baseline:
+        then = statistics.median(run["sps"] for run in baseline)
+        summary += f", {args.baseline} {then:,.0f} steps/s, ours ({best}) / {args.baseline} {median[best] / then:.2f}x"
+    if sb3:
+        summary += (f", MaskablePPO {statistics.median(sb3):,.0f} steps/s, "
+                    f"ours ({best}) / MaskablePPO {median[best] / statistics.median(sb3):.2f}x")
+    print(summary)
+
+
+def _measure(args: argparse.Namespace, hidden: list[int], collections: list[str], checkout: Path | None
+             ) -> tuple[dict[str, list[dict[str, float]]], list[float], list[dict[str, float]]]:
+    """The alternating runs: ours per collection path, the baseline revision's trainer, MaskablePPO."""
     runs: dict[str, list[dict[str, float]]] = {c: [] for c in collections}
     sb3: list[float] = []
+    baseline: list[dict[str, float]] = []
     for _ in range(args.repeat):
+        if checkout is not None:
+            run = bench_revision(checkout, args.game, args.steps, args.num_envs, args.num_steps, hidden,
+                                 args.workers, args.threads, args.chunks, opponents=args.opponents)
+            baseline.append(run)
+            print(f"  trainer at {args.baseline}: {run['sps']:8,.0f} steps/s (per learner step: collect "
+                  f"{run['collect']:.1f} us, update {run['update']:.1f} us)", flush=True)
         for collection in collections:
             run = bench_ours(args.game, args.steps, args.num_envs, args.num_steps, hidden, args.workers,
                              args.threads, args.chunks, collection=collection, opponents=args.opponents)
@@ -152,16 +202,7 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 sb3.append(rate)
                 print(f"  sb3-contrib MaskablePPO (DummyVecEnv): {rate:8,.0f} steps/s", flush=True)
-    median = {c: statistics.median(run["sps"] for run in r) for c, r in runs.items()}
-    summary = "median: " + ", ".join(f"ours ({c}) {m:,.0f} steps/s" for c, m in median.items())
-    if len(median) == 2:
-        summary += f", batched/envs {median['batched'] / median['envs']:.2f}x"
-        summary += f" (at most {ceiling(runs):.2f}x while PPO's update stays as it is)"
-    if sb3:
-        best = max(median, key=median.get)
-        summary += (f", MaskablePPO {statistics.median(sb3):,.0f} steps/s, "
-                    f"ours ({best}) / MaskablePPO {median[best] / statistics.median(sb3):.2f}x")
-    print(summary)
+    return runs, sb3, baseline
 
 
 def ceiling(runs: dict[str, list[dict[str, float]]]) -> float:
