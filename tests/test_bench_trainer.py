@@ -2,6 +2,8 @@
 learner step, and the bound that PPO's update sets on the batched path's speed-up."""
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,11 @@ def test_trainer_bench_measures_self_play_without_sb3(capsys):
     assert len(re.findall(r"collection=(?:envs|batched).*steps/s", out)) == 2, out
 
 
+IN_GIT = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "HEAD"],
+                        capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not IN_GIT, reason="not a git checkout: --baseline needs git")
 def test_trainer_bench_times_another_revision_side_by_side(capsys):
     """``--baseline REV``: that revision's trainer from a temporary worktree, measured as ours is."""
     main(["trainer", "--game", "thirtyone", "--steps", "128", "--num-envs", "8", "--num-steps", "16",
@@ -39,6 +46,7 @@ def test_trainer_bench_times_another_revision_side_by_side(capsys):
     assert re.search(r"HEAD [\d,]+ steps/s, ours \(batched\) / HEAD [\d.]+x", out), out
 
 
+@pytest.mark.skipif(not IN_GIT, reason="not a git checkout: --baseline needs git")
 def test_trainer_bench_names_a_revision_it_cannot_check_out():
     with pytest.raises(SystemExit, match="no-such-revision"):
         main(["trainer", "--game", "thirtyone", "--steps", "16", "--num-envs", "4", "--num-steps", "4",
