@@ -129,3 +129,23 @@ def test_a_snapshot_left_out_of_the_pool_finishes_the_deals_it_sits_in():
         assert drawn <= set(collector.filler.shared)  # every seated snapshot still has its agent
     assert len(collector.keys) > 2  # several snapshots were seated over the updates
     assert ("snapshot", 0) not in collector.filler.shared  # the first one is gone once its deals ended
+
+
+@pytest.mark.parametrize("with_snapshots", [False, True])
+def test_seat_filler_draws_many_as_it_draws_one_by_one(with_snapshots):
+    """Batched collection seats all new deals at once: the same keys from the same random numbers."""
+    from train.opponents import SeatFiller
+
+    spec = network_spec("policy", 8, 4, [4], "tanh")
+    plan = {"specs": ["rule", "random", "self", *(["snapshot"] if with_snapshots else [])],
+            "weights": [0.5, 0.2, 0.2, *([0.1] if with_snapshots else [])],
+            "snapshot_ids": [3, 5] if with_snapshots else [], "snapshot_probs": [0.3, 0.7] if with_snapshots else []}
+    keys = []
+    for many in (False, True):
+        filler = SeatFiller("skat", spec, build_network({**spec, "kind": "policy"}))
+        filler.update_pool(plan, {})
+        filler.rng = np.random.default_rng(9)
+        keys.append(filler.draw_many(500) if many else [filler.draw() for _ in range(500)])
+        keys[-1].append(filler.rng.random())  # and the generator is left where the draws leave it
+    assert keys[0] == keys[1]
+    assert {"rule", "random", "self"} <= set(keys[0][:-1])
