@@ -236,8 +236,9 @@ class ActorCritic(PolicyMLP):
         return run_layers(self.critic, obs).squeeze(-1)
 
     def evaluate(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
-        """Policy logits and values together, for the update: both first layers are one product
-        (over a :class:`agents.sparse.SparseRows` batch, only its non-zero entries are multiplied)."""
+        """Policy logits and values together, for the update: on a dense batch both first layers are one
+        product; on a :class:`agents.sparse.SparseRows` batch two compiled ones over its non-zero entries
+        (joining the weights and splitting the result cost more there: 5-7% of a 256-wide update)."""
         actor_in, value = self._first_layers_and_value(obs)
         return run_layers(self.actor, actor_in, 1), value
 
@@ -252,6 +253,8 @@ class ActorCritic(PolicyMLP):
 
     def _first_layers_and_value(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         first_actor, first_critic = self.actor[0], self.critic[0]
+        if isinstance(obs, SparseRows):  # two compiled products: no joint weights to build, no split to undo
+            return sparse.linear(obs, first_actor.weight, first_actor.bias), self.value(obs)
         hidden = sparse.linear(obs, torch.cat([first_actor.weight, first_critic.weight]),
                                torch.cat([first_actor.bias, first_critic.bias]))
         actor_in, critic_in = hidden.split([first_actor.out_features, first_critic.out_features], dim=1)
