@@ -10,8 +10,10 @@ run over that list in compiled loops (numba): a 2,112-row Skat minibatch takes 0
 
 The numbers are those of :func:`agents.networks.masked_logp_entropy` on the dense logits up to float
 rounding (tests compare values and gradients, and ``gradcheck`` in float64); the weights stay the
-last ``nn.Linear`` of the actor, so checkpoints and acting do not change. Used on CPU where legal
-actions are under :data:`COMPACT_BELOW` of the action space; elsewhere the dense head runs.
+last ``nn.Linear`` of the actor, so checkpoints do not change. PPO's acting in training draws from
+the legal logits alone too (:func:`sample_legal`); evaluation and the shipped agents
+(``agents.neural``) keep the dense head. Used on CPU where legal actions are under
+:data:`COMPACT_BELOW` of the action space; elsewhere the dense head runs.
 """
 
 from __future__ import annotations
