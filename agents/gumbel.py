@@ -18,7 +18,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def _noise(uniform: float) -> np.float32:
+def gumbel_noise(uniform: float) -> np.float32:
     """numpy's Gumbel of the uniform ``rng.random`` drew, cast as the plain formula casts it."""
     return np.float32(-math.log(-math.log(1.0 - uniform)))
 
@@ -31,12 +31,12 @@ def gumbel_argmax(log_probs: np.ndarray, uniforms: np.ndarray, legal_above: floa
         best, arg, legal = -np.inf, 0, False
         for j in range(log_probs.shape[1]):
             if log_probs[i, j] > legal_above:
-                value = log_probs[i, j] + _noise(uniforms[i, j])
+                value = log_probs[i, j] + gumbel_noise(uniforms[i, j])
                 if not legal or value > best:
                     best, arg, legal = value, j, True
         if not legal:
             for j in range(log_probs.shape[1]):
-                value = log_probs[i, j] + _noise(uniforms[i, j])
+                value = log_probs[i, j] + gumbel_noise(uniforms[i, j])
                 if j == 0 or value > best:
                     best, arg = value, j
         out[i] = arg

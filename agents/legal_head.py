@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from numba import njit
 
-from agents.gumbel import _noise
+from agents.gumbel import gumbel_noise
 from agents.sparse import SparseRows
 
 # Mean legal fraction under which the compact head is used. Skat's decisions have about 5% of their
@@ -233,7 +233,8 @@ def _sample(h, w, b, mask, uniforms, actions, logp):  # pragma: no cover
         best, arg = -np.inf, -1
         for a in range(num_actions):
             if mask[i, a] or not any_legal:
-                value = (logits[a] - np.float32(log_total)) + _noise(uniforms[drawn])  # float32, as the dense draw
+                # in float32, as the dense draw adds the noise to its log-probabilities
+                value = (logits[a] - np.float32(log_total)) + gumbel_noise(uniforms[drawn])
                 drawn += 1
                 if arg < 0 or value > best:
                     best, arg = value, a

@@ -230,15 +230,14 @@ class ActorCritic(PolicyMLP):
 
     def value(self, obs: torch.Tensor | SparseRows) -> torch.Tensor:
         """The critic alone (PPO's values of a whole batch need no policy logits)."""
-        if isinstance(obs, SparseRows):
-            first = self.critic[0]
-            return run_layers(self.critic, sparse.linear(obs, first.weight, first.bias), 1).squeeze(-1)
-        return run_layers(self.critic, obs).squeeze(-1)
+        first = self.critic[0]
+        return run_layers(self.critic, sparse.linear(obs, first.weight, first.bias), 1).squeeze(-1)
 
     def evaluate(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
-        """Policy logits and values together, for the update: on a dense batch both first layers are one
-        product; on a :class:`agents.sparse.SparseRows` batch two compiled ones over its non-zero entries
-        (joining the weights and splitting the result cost more there: 5-7% of a 256-wide update)."""
+        """Policy logits and values together, for the update (over a :class:`agents.sparse.SparseRows`
+        batch, only its non-zero entries are multiplied). The two first layers are two products: joining
+        their weights and splitting the result cost more (the split's gradient copies the hidden layer;
+        5-7% of a 256-wide Skat update)."""
         actor_in, value = self._first_layers_and_value(obs)
         return run_layers(self.actor, actor_in, 1), value
 
@@ -252,13 +251,8 @@ class ActorCritic(PolicyMLP):
         return logp, entropy, value
 
     def _first_layers_and_value(self, obs: torch.Tensor | SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
-        first_actor, first_critic = self.actor[0], self.critic[0]
-        if isinstance(obs, SparseRows):  # two compiled products: no joint weights to build, no split to undo
-            return sparse.linear(obs, first_actor.weight, first_actor.bias), self.value(obs)
-        hidden = sparse.linear(obs, torch.cat([first_actor.weight, first_critic.weight]),
-                               torch.cat([first_actor.bias, first_critic.bias]))
-        actor_in, critic_in = hidden.split([first_actor.out_features, first_critic.out_features], dim=1)
-        return actor_in, run_layers(self.critic, critic_in, 1).squeeze(-1)
+        first_actor = self.actor[0]
+        return sparse.linear(obs, first_actor.weight, first_actor.bias), self.value(obs)
 
     def policy_spec(self) -> dict[str, Any]:
         """Spec of the playing part (a :class:`PolicyMLP`)."""

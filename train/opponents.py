@@ -131,8 +131,7 @@ class SeatFiller:
         array of uniforms for them all when no snapshot can be drawn (a snapshot's id is a second draw)."""
         if "snapshot" in self.plan["specs"]:
             return [self.draw() for _ in range(count)]
-        cdf = np.asarray(self._spec_cdf)
-        picks = np.minimum(np.searchsorted(cdf, self.rng.random(size=count) * cdf[-1], side="right"), len(cdf) - 1)
+        picks = _picks(self._spec_cdf, self.rng.random(size=count))
         return [self.plan["specs"][i] for i in picks.tolist()]
 
     def agent(self, key: Any, env_index: int, seat: int, env_shape: tuple[int, int]) -> agents.Agent:
@@ -152,6 +151,11 @@ class SeatFiller:
 def _pick(cdf: list[float], rng: np.random.Generator) -> int:
     """An index drawn with the probabilities whose running sums are ``cdf`` (fast for short lists)."""
     return min(bisect.bisect_right(cdf, rng.random() * cdf[-1]), len(cdf) - 1)
+
+
+def _picks(cdf: list[float], uniforms: np.ndarray) -> np.ndarray:
+    """:func:`_pick` for many uniform numbers at once (the same indices)."""
+    return np.minimum(np.searchsorted(cdf, uniforms * cdf[-1], side="right"), len(cdf) - 1)
 
 
 def label(key: Any) -> str:
