@@ -159,7 +159,8 @@ def test_gae_on_two_trajectories():
 
 
 def test_compiled_gae_gives_the_bits_of_the_python_loop():
-    """float32 batches take the compiled loop; float64 ones the Python loop, the reference here."""
+    """The compiled loop against the plain Python loop on float32 scalars (the oracle here); float64
+    inputs are computed in float32."""
     rng = np.random.default_rng(0)
     for _trial in range(50):
         n = int(rng.integers(1, 2000))
