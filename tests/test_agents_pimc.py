@@ -98,3 +98,55 @@ def test_through_the_evaluator(tmp_path) -> None:
     assert main([FAST, "rule", "--game", "skat", "--deals", "1", "--workers", "1", "--no-progress",
                  "--out", str(tmp_path)]) == 0
     assert (tmp_path / "summary.csv").is_file()
+
+
+HYBRID = "pimc:base=checkpoints/skat_ppo.pt,from_trick=6,worlds=3,budget=60000,world_limit=30000"
+
+
+def _hybrid_deal(spec: str, env_seed: int) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """Every seat played by ``spec``; per decision (trick, network's greedy action, spec's action)."""
+    env = aec_env("skat")
+    env.reset(seed=env_seed)
+    hybrid = agents.make(spec, game="skat", seed=3)
+    network = agents.make("checkpoints/skat_ppo.pt", game="skat", greedy=True)
+    out = []
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        obs = env.observe(name)
+        a = hybrid.act(obs)
+        assert obs["action_mask"][a], f"illegal action {A.action_name(a)}"
+        out.append((env.state.trick_count + 1, network.act(obs), a))
+        env.step(a)
+    return out, list(env.state.scores)
+
+
+def test_base_agent_plays_until_from_trick() -> None:
+    """With a checkpoint as base, every decision before trick ``from_trick`` (the auction, skat,
+    discard and declaration included) is the network's greedy one; from it on the search decides
+    card play, and it changes some cards; ``from_trick=10`` (only the forced last card left to
+    search) plays exactly as the network."""
+    changed = 0
+    for env_seed in range(4):
+        decisions, _ = _hybrid_deal(HYBRID, env_seed)
+        assert all(net == a for trick, net, a in decisions if trick < 6)
+        changed += sum(net != a for trick, net, a in decisions if trick >= 6)
+        last, _ = _hybrid_deal("pimc:base=checkpoints/skat_ppo.pt,from_trick=10", env_seed)
+        assert all(net == a for _, net, a in last)
+    assert changed > 0
+
+
+def test_base_and_from_trick_errors() -> None:
+    assert agents.make("pimc", game="skat").options.base == "rule"
+    endgame = agents.make("pimc:preset=endgame,from_trick=7", game="skat").options
+    assert endgame.base.endswith("skat_ppo.pt") and endgame.from_trick == 7 and endgame.worlds == 8
+    with pytest.raises(ValueError, match="from_trick=0"):
+        agents.make("pimc:from_trick=0", game="skat")
+    with pytest.raises(ValueError, match="from_trick=11"):
+        agents.make("pimc:from_trick=11", game="skat")
+    with pytest.raises(ValueError, match="not another pimc agent"):
+        agents.make("pimc:base=pimc", game="skat")
+    with pytest.raises((ValueError, FileNotFoundError), match="nowhere.pt"):
+        agents.make("pimc:base=nowhere.pt", game="skat")

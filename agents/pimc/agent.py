@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from envs.skat.observation import OBSERVATION_SIZE, decode
 from envs.skat.scoring import seat_scores, settle
 from envs.skat.solver import Position, SearchAborted, Solver
 
+# preset=endgame: the shipped PPO network decides, the search takes over card play in the last five tricks
+SHIPPED_PPO = Path(__file__).resolve().parents[2] / "checkpoints" / "skat_ppo.pt"
 _AUCTION, _SKAT, _DISCARD, _DECLARE, _KONTRA, _RE, _PLAY = range(7)
 _MAX_MEMORY = 4096
 GRADE_POINTS = (30, 45, 75, 95)  # a card-point total in each outcome class of (31, 61, 90)
@@ -25,7 +28,8 @@ GRADE_POINTS = (30, 45, 75, 95)  # a card-point total in each outcome class of (
 
 @dataclass
 class PIMCOptions:
-    """Options (spec string ``pimc:worlds=16,question=exact``; ``preset=fast`` for a training opponent)."""
+    """Options (spec string ``pimc:worlds=16,question=exact``; ``preset=fast`` for a training opponent,
+    ``preset=endgame`` for the shipped PPO network with this search in its last five tricks)."""
 
     worlds: int = 16  # worlds sampled per card-play decision (at most)
     budget: int = 1_500_000  # solver nodes per card-play decision: fewer worlds when it is spent (min. 4)
@@ -39,6 +43,8 @@ class PIMCOptions:
     hand_edge: float = 5.0  # how much better a hand game must look than picking up
     kontra_p: float = 0.3  # Kontra when the declarer's estimated winning chance is below this
     re_p: float = 0.8  # Re when its own is above this
+    base: str = "rule"  # the agent whose choice PIMC keeps where it does not search, and on ties
+    from_trick: int = 1  # search card play from this trick (1-10) on; before it the base agent plays
 
     @classmethod
     def parse(cls, text: str = "", **overrides) -> PIMCOptions:
@@ -55,8 +61,10 @@ class PIMCOptions:
         base = {}
         if preset == "fast":
             base = {"worlds": 6, "budget": 250_000, "world_limit": 100_000, "question": "win", "auction": "rule"}
+        elif preset == "endgame":
+            base = {"base": str(SHIPPED_PPO), "from_trick": 6, "worlds": 8}
         elif preset not in (None, "default"):
-            raise ValueError(f"unknown pimc preset {preset!r}; expected 'default' or 'fast'")
+            raise ValueError(f"unknown pimc preset {preset!r}; expected 'default', 'fast' or 'endgame'")
         known = {f.name: f for f in fields(cls)}
         for key, val in opts.items():
             if key not in known:
@@ -73,6 +81,10 @@ class PIMCOptions:
                 raise ValueError(f"pimc option {key}={getattr(out, key)!r}: expected one of {allowed}")
         if out.worlds < 1 or out.deals < 1:
             raise ValueError("pimc options worlds and deals must be at least 1")
+        if not 1 <= out.from_trick <= 10:
+            raise ValueError(f"pimc option from_trick={out.from_trick}: expected a trick from 1 to 10")
+        if out.base == "pimc" or out.base.startswith("pimc:"):
+            raise ValueError("pimc option base: expected 'rule' or a checkpoint, not another pimc agent")
         return out
 
 
@@ -85,6 +97,7 @@ class PIMCAgent(Agent):
         self.seed = 0 if seed is None else int(seed)
         self.options = options or PIMCOptions.parse(**kwargs)
         self.rule = RuleSkatAgent(seed)
+        self.base = self.rule if self.options.base == "rule" else _load_base(self.options.base, seed)
         self.solver = Solver()
         self._estimates: dict[tuple[int, int], list[B.GameEstimate]] = {}
         self._plans: dict[tuple[int, int], tuple[int, str]] = {}
@@ -113,11 +126,11 @@ class PIMCAgent(Agent):
         phase = view.phase
         if legal.size == 1 and phase != _PLAY:
             return int(legal[0])
-        rule_action = int(self.rule.act(observation))  # keeps the rule agent's memory current; a tie-break
+        base_action = int(self.base.act(observation))
         if self.options.auction == "rule" and phase != _PLAY:
-            return rule_action
+            return base_action
         if phase == _PLAY:
-            action = self._play(view, observation, rule_action)
+            action = self._play(view, observation, base_action)
         elif phase == _AUCTION:
             action = self._auction(view, observation, legal)
         elif phase == _SKAT:
@@ -125,13 +138,13 @@ class PIMCAgent(Agent):
         elif phase == _DISCARD:
             action = A.DISCARD + self._discard(view, observation)
         elif phase == _DECLARE:
-            action = self._declare(view, observation, legal, rule_action)
+            action = self._declare(view, observation, legal, base_action)
         elif phase in (_KONTRA, _RE):
             action = self._double(view, observation, phase)
         else:
-            action = rule_action
-        if not mask[action]:  # a safety net: fall back on the rule agent
-            action = rule_action
+            action = base_action
+        if not mask[action]:  # a safety net: fall back on the base agent
+            action = base_action
         return int(action)
 
     # --- auction and declaration -------------------------------------------------------------
@@ -186,7 +199,7 @@ class PIMCAgent(Agent):
         left = drop & ~view.skat_put & view.hand
         return cards_of(left)[0] if left else cards_of(view.hand)[0]
 
-    def _declare(self, view, observation, legal, rule_action: int) -> int:
+    def _declare(self, view, observation, legal, base_action: int) -> int:
         if view.skat_put:  # after a pickup: the planned game (or the best one for the discard made)
             hand12 = view.hand | view.skat_put
             drop, label = self._plans.get((hand12, 0), (None, None))
@@ -195,10 +208,10 @@ class PIMCAgent(Agent):
         else:
             ests = [e for e in self._estimates_for(view, observation) if e.hand]
             if not ests:
-                return rule_action
+                return base_action
             label = max(ests, key=lambda e: e.score(view.bid)).label
         action = A.DECLARE + A.CONTRACT_BY_LABEL[label]
-        return action if action in set(int(a) for a in legal) else rule_action
+        return action if action in set(int(a) for a in legal) else base_action
 
     def _double(self, view, observation, phase) -> int:
         o = self.options
@@ -222,12 +235,14 @@ class PIMCAgent(Agent):
                 continue
             yield world
 
-    def _play(self, view, observation, rule_action: int) -> int:
+    def _play(self, view, observation, base_action: int) -> int:
         k = Knowledge.from_view(view)
         legal = legal_in_world(k)
         if legal & (legal - 1) == 0:
             return A.PLAY + cards_of(legal)[0]
         o = self.options
+        if sum(k.tricks) + 1 < o.from_trick:
+            return base_action
         rng = self._rng(observation)
         totals = {c: 0.0 for c in cards_of(legal)}
         solver = self.solver
@@ -245,13 +260,13 @@ class PIMCAgent(Agent):
         self.stats["decisions"] += 1
         self.stats["worlds"] += n_worlds
         self.stats["nodes"] += solver.nodes - start
-        rule_card = rule_action - A.PLAY
+        base_card = base_action - A.PLAY
         if not n_worlds:
-            return rule_action
+            return base_action
         best = max(totals.values())
         ties = [c for c, v in totals.items() if v >= best - 1e-6 * max(1, n_worlds)]
-        if rule_card in ties:
-            return rule_action
+        if base_card in ties:
+            return base_action
         return A.PLAY + min(ties, key=lambda c: (POINTS[c], c))
 
     def _world_scores(self, k: Knowledge, view, world: list[int]) -> dict[int, float] | None:
@@ -302,6 +317,16 @@ class PIMCAgent(Agent):
         if k.me != d:
             mine -= 0.5 * scores[d]
         return mine + extra
+
+
+def _load_base(spec: str, seed: int | None) -> Agent:
+    """The base agent of ``pimc:base=SPEC``: a Skat checkpoint (played greedily) or a user class."""
+    import agents
+
+    base = agents.make(spec, game="skat", seed=seed, greedy=True)
+    if not getattr(base, "shareable", False):
+        raise ValueError(f"pimc option base={spec!r}: the base agent must decide from the observation alone")
+    return base
 
 
 def _contract_index(view) -> int:

@@ -7,6 +7,7 @@
     python -m train.bench nfsp --game kuhn_poker                 # NFSP exploitability vs OpenSpiel's NFSP
     python -m train.bench vector skat --batches 64,1024,4096     # the batched engines vs the AEC loop
     python -m train.bench trainer --collections envs,batched     # the trainer's two collection paths
+    python -m train.bench decisions pimc pimc:preset=endgame     # CPU time per decision, same positions
 
 ``python -m train.bench_train`` and ``python -m train.ray_bench`` remain as aliases of trainer and runtime.
 Each benchmark's own ``--help`` lists its options.

@@ -8,7 +8,7 @@ import sys
 import train.bench
 
 COMMANDS = {"env": "train.bench.env", "trainer": "train.bench.trainer", "runtime": "train.bench.runtime",
-            "solver": "envs.skat.solver.bench", "nfsp": "train.bench.nfsp",
+            "solver": "envs.skat.solver.bench", "nfsp": "train.bench.nfsp", "decisions": "train.bench.decisions",
             "vector": "envs.vector_bench"}
 
 
