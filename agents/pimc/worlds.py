@@ -104,8 +104,7 @@ def sample_world(k: Knowledge, rng: np.random.Generator, tries: int = 20) -> lis
             if not opts:
                 ok = False
                 break
-            weights = np.array([left[p] for p in opts], dtype=np.float64)
-            p = opts[int(rng.choice(len(opts), p=weights / weights.sum()))] if len(opts) > 1 else opts[0]
+            p = opts[_weighted_index([left[p] for p in opts], rng)] if len(opts) > 1 else opts[0]
             world[p] |= 1 << hidden[i]
             left[p] -= 1
         if ok:
@@ -113,6 +112,20 @@ def sample_world(k: Knowledge, rng: np.random.Generator, tries: int = 20) -> lis
         if attempt == tries - 2:  # the voids cannot all be honoured (should not happen): drop them
             allowed = [[p for p in range(4) if room[p]] for _ in hidden]
     return None
+
+
+def _weighted_index(weights: list[int], rng: np.random.Generator) -> int:
+    """``rng.choice(len(weights), p=weights / sum)`` with the same draw and the same float steps
+    (cumulative sum, normalised by its last entry, ``searchsorted(side="right")``), without
+    numpy's per-call overhead: worlds stay the same bit for bit."""
+    total = float(sum(weights))
+    cdf, acc = [], 0.0
+    for w in weights:
+        acc += w / total
+        cdf.append(acc)
+    u = rng.random()
+    last = cdf[-1]
+    return sum(1 for x in cdf if x / last <= u)
 
 
 def _next_bid(value: int) -> int:

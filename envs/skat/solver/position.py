@@ -151,8 +151,7 @@ class Position:
         hands[p] ^= 1 << card
         trick = (*self.trick, card)
         if len(trick) < 3:
-            return Position(self.game, tuple(hands), self.solo, self.leader, trick, self.points, self.tricks,
-                            self.skat, self.ramsch)
+            return self._next(tuple(hands), self.leader, trick, self.points, self.tricks)
         from envs.skat.cards import trick_winner
 
         w = (self.leader + trick_winner(self.game, trick)) % 3
@@ -161,8 +160,15 @@ class Position:
         tricks[w] += 1
         if self.ramsch and not any(hands):
             points[w] += sum(POINTS[c] for c in cards_of(self.skat))
-        return Position(self.game, tuple(hands), self.solo, w, (), tuple(points), tuple(tricks), self.skat,
-                        self.ramsch)
+        return self._next(tuple(hands), w, (), tuple(points), tuple(tricks))
+
+    def _next(self, hands: tuple[int, int, int], leader: int, trick: tuple[int, ...], points: tuple[int, int, int],
+              tricks: tuple[int, int, int]) -> Position:
+        """A position after a legal card from this (checked) one: built without checking it again."""
+        out = object.__new__(Position)
+        out.game, out.hands, out.solo, out.leader, out.trick = self.game, hands, self.solo, leader, trick
+        out.points, out.tricks, out.skat, out.ramsch = points, tricks, self.skat, self.ramsch
+        return out
 
     def __str__(self) -> str:
         names = ("forehand", "middlehand", "rearhand")

@@ -84,17 +84,24 @@ class Solver:
             raise SearchAborted
         return v
 
-    def _reaches(self, pos: Position, mode: int, need: int) -> bool:
-        """Whether the rest of the deal is worth at least ``need`` to the solo player."""
-        if need <= 0:
-            return True
-        t = TABLES[pos.game]
+    def _kernel_args(self, pos: Position, mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's hands, trick and parameters of ``pos`` (a completed search leaves them as they were)."""
         h = np.array(pos.hands, dtype=np.int64)
         tc = np.zeros(3, dtype=np.int64)
         for i, c in enumerate(pos.trick):
             tc[i] = c
+        return h, tc, self._params(pos, mode)
+
+    def _reaches(self, pos: Position, mode: int, need: int,
+                 args: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> bool:
+        """Whether the rest of the deal is worth at least ``need`` to the solo player (``args``: from
+        :meth:`_kernel_args` of the same position and mode, to ask one position several questions)."""
+        if need <= 0:
+            return True
+        t = TABLES[pos.game]
+        h, tc, params = args or self._kernel_args(pos, mode)
         v = K.search(h, tc, len(pos.trick), pos.leader, need - 1, need, t.eff, t.order, t.follow, t.seq, t.pts,
-                     t.ptsb, self._params(pos, mode), *self.tt, self.stats)
+                     t.ptsb, params, *self.tt, self.stats)
         if v == K.ABORTED:
             raise SearchAborted
         return bool(v >= need)
@@ -168,9 +175,10 @@ class Solver:
             else:
                 lo, hi = 0, len(thresholds)  # the grade lies in [lo, hi]
                 base = self._base(child, mode)
+                args = self._kernel_args(child, mode)
                 while lo < hi:
                     mid = (lo + hi + 1) // 2
-                    if self._reaches(child, mode, thresholds[mid - 1] - base):
+                    if self._reaches(child, mode, thresholds[mid - 1] - base, args):
                         lo = mid
                     else:
                         hi = mid - 1
