@@ -15,21 +15,31 @@ from envs.skat.rules import PLAY, SkatGame
 FAST = "pimc:preset=fast,worlds=4"
 
 
-def _play_deal(agent_specs: list[str], seed: int, env_seed: int, **env_options) -> tuple[list[int], list[float]]:
+def _run_deal(act, env_seed: int, **env_options):
+    """Play one deal, ``act(env, seat, observation)`` choosing every action (checked legal); the env at its end."""
     env = aec_env("skat", **env_options)
     env.reset(seed=env_seed)
-    players = [agents.make(s, game="skat", seed=seed + i) for i, s in enumerate(agent_specs)]
-    actions = []
     while env.agents:
         name = env.agent_selection
         if env.terminations[name] or env.truncations[name]:
             env.step(None)
             continue
         obs = env.observe(name)
-        a = players[env.possible_agents.index(name)].act(obs)
+        a = act(env, env.possible_agents.index(name), obs)
         assert obs["action_mask"][a], f"illegal action {A.action_name(a)}"
-        actions.append(a)
         env.step(a)
+    return env
+
+
+def _play_deal(agent_specs: list[str], seed: int, env_seed: int, **env_options) -> tuple[list[int], list[float]]:
+    players = [agents.make(s, game="skat", seed=seed + i) for i, s in enumerate(agent_specs)]
+    actions = []
+
+    def act(env, seat, obs):
+        actions.append(players[seat].act(obs))
+        return actions[-1]
+
+    env = _run_deal(act, env_seed, **env_options)
     return actions, list(env.state.scores)
 
 
@@ -103,24 +113,18 @@ def test_through_the_evaluator(tmp_path) -> None:
 HYBRID = "pimc:base=checkpoints/skat_ppo.pt,from_trick=6,worlds=3,budget=60000,world_limit=30000"
 
 
-def _hybrid_deal(spec: str, env_seed: int) -> tuple[list[tuple[int, int, int]], list[int]]:
+def _hybrid_deal(spec: str, env_seed: int) -> list[tuple[int, int, int]]:
     """Every seat played by ``spec``; per decision (trick, network's greedy action, spec's action)."""
-    env = aec_env("skat")
-    env.reset(seed=env_seed)
     hybrid = agents.make(spec, game="skat", seed=3)
     network = agents.make("checkpoints/skat_ppo.pt", game="skat", greedy=True)
     out = []
-    while env.agents:
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        a = hybrid.act(obs)
-        assert obs["action_mask"][a], f"illegal action {A.action_name(a)}"
-        out.append((env.state.trick_count + 1, network.act(obs), a))
-        env.step(a)
-    return out, list(env.state.scores)
+
+    def act(env, seat, obs):
+        out.append((env.state.trick_count + 1, network.act(obs), hybrid.act(obs)))
+        return out[-1][2]
+
+    _run_deal(act, env_seed)
+    return out
 
 
 def test_base_agent_plays_until_from_trick() -> None:
@@ -130,10 +134,10 @@ def test_base_agent_plays_until_from_trick() -> None:
     search) plays exactly as the network."""
     changed = 0
     for env_seed in range(4):
-        decisions, _ = _hybrid_deal(HYBRID, env_seed)
+        decisions = _hybrid_deal(HYBRID, env_seed)
         assert all(net == a for trick, net, a in decisions if trick < 6)
         changed += sum(net != a for trick, net, a in decisions if trick >= 6)
-        last, _ = _hybrid_deal("pimc:base=checkpoints/skat_ppo.pt,from_trick=10", env_seed)
+        last = _hybrid_deal("pimc:base=checkpoints/skat_ppo.pt,from_trick=10", env_seed)
         assert all(net == a for _, net, a in last)
     assert changed > 0
 

@@ -33,7 +33,8 @@ from envs.games import GAMES, describe
 
 def time_decisions(specs: Sequence[str], game: str, deals: int, seed: int = 0, driver: str = "rule",
                    env_options: dict[str, Any] | None = None, progress: bool = True) -> dict[str, Any]:
-    """CPU seconds each agent spent per decision kind, and how many decisions of each kind it made."""
+    """CPU seconds each agent spent per decision kind, and how many decisions of each kind there were
+    (the kind of the driver's action: every agent is asked at every decision)."""
     description = describe(game)
     env_options = dict(env_options or {})
     env = description.raw_env(**env_options)

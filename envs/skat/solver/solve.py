@@ -63,11 +63,7 @@ class Solver:
         """The value of the rest of the deal (kernel semantics); with ``lower``/``upper`` only
         whether it is below, inside or above: exact inside [lower, upper], else a bound past it."""
         t = TABLES[pos.game]
-        h = np.array(pos.hands, dtype=np.int64)
-        tc = np.zeros(3, dtype=np.int64)
-        for i, c in enumerate(pos.trick):
-            tc[i] = c
-        params = self._params(pos, mode)
+        h, tc, params = self._kernel_args(pos, mode)
         if mode == K.MODE_POINTS:
             top = sum(POINTS[c] for h_ in pos.hands for c in cards_of(h_)) + sum(POINTS[c] for c in pos.trick)
             top += int(params[K.P_LAST_BONUS])
