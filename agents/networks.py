@@ -297,3 +297,29 @@ def build_network(spec: dict[str, Any]) -> nn.Module:
     if not _known(kind):
         raise ValueError(f"unknown network kind {kind!r}; known: {sorted(set(NETWORKS) | set(LAZY_NETWORKS))}")
     return NETWORKS[kind](**spec)
+
+
+def widen(state: dict[str, torch.Tensor], into: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``state``, an MLP's weights, placed in ``into``, those of an MLP of the same depth and wider (or as
+    wide) layers, so that the wider one computes the same function: each old unit keeps its weights, the
+    new units keep ``into``'s fresh incoming weights, and every weight from a new unit to an old one is
+    zero (Net2Net's function-preserving widening, Chen et al. 2016, with zero instead of split outgoing
+    weights: the new units learn from the first gradient step and change nothing before it).
+
+    Keys missing from ``into`` are kept as they are (the caller's ``load_state_dict`` reports them).
+    Raises ValueError if a layer of ``state`` is wider than its place in ``into``.
+    """
+    out: dict[str, torch.Tensor] = {}
+    for key, old in state.items():
+        target = into.get(key)
+        if target is None or target.shape == old.shape:
+            out[key] = old
+            continue
+        if target.dim() != old.dim() or any(o > t for o, t in zip(old.shape, target.shape, strict=True)):
+            raise ValueError(f"{key}: {tuple(old.shape)} does not fit in {tuple(target.shape)}")
+        wide = target.detach().clone()
+        rows = old.shape[0]
+        wide[:rows] = 0.0  # the old units: no weight from a new unit ...
+        wide[(slice(0, rows), *(slice(0, s) for s in old.shape[1:]))] = old  # ... and their own weights
+        out[key] = wide
+    return out

@@ -358,3 +358,99 @@ def test_config_takes_a_cache_folder_and_a_pimc_teacher(tmp_path):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.cache={tmp_path}/file"])
     with pytest.raises(Exception, match=r"pretrain.teacher.*pimc"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=pimc:worlds=x", *common])
+
+
+def test_opponents_play_unrecorded_seats(labelled, tmp_path):
+    """pretrain.opponents: one seat per deal (rotating) is taught, the others draw rule or another taught
+    seat; only taught seats are recorded, the labels are still the teacher's, and the cache keys the mix."""
+    from agents.rule_skat import RuleSkatAgent
+
+    data = play_teacher("skat", {}, "rule", 9, [5, 0], driver="checkpoints/skat_ppo.pt",
+                        opponents={"rule": 1.0, "self": 1.0})
+    seats = defaultdict(set)
+    for deal, seat in zip(data["deal"].tolist(), data["seat"].tolist(), strict=True):
+        seats[deal].add(seat)
+    assert all(deal % 3 in taught for deal, taught in seats.items())  # the rotating seat is always taught
+    assert {len(taught) for taught in seats.values()} > {1} and any(len(t) < 3 for t in seats.values())
+    fresh = RuleSkatAgent()
+    assert [fresh.act({"observation": o, "action_mask": m.astype(np.int8)})
+            for o, m in zip(data["obs"], data["mask"], strict=True)] == data["action"].tolist()
+    alone = play_teacher("skat", {}, "rule", 9, [5, 0], driver="checkpoints/skat_ppo.pt", opponents={"rule": 1.0})
+    assert {len(set(alone["seat"][alone["deal"] == d])) for d in range(9)} == {1}
+    assert same(alone, play_teacher("skat", {}, "rule", 9, [5, 0], driver="checkpoints/skat_ppo.pt",
+                                    opponents={"rule": 1.0}))  # seeded
+
+    labelled(tmp_path, episodes=4)
+    labelled(tmp_path, episodes=4, opponents={"rule": 1.0})
+    assert labelled.calls == [0]  # another mix is another data set
+    labelled(tmp_path, episodes=4, opponents={"rule": 1.0})
+    assert labelled.calls == []
+
+    cfg = load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.opponents={self: 1, rule: 2}"])
+    assert cfg.pretrain.opponents == {"self": 1, "rule": 2} and load_config().pretrain.opponents == {}
+    with pytest.raises(ConfigError, match="pretrain.opponents.*needs pretrain.teacher"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.opponents={rule: 1}"])
+    with pytest.raises(ConfigError, match="pretrain.opponents.*non-negative weights"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.opponents={rule: -1}"])
+    with pytest.raises(ConfigError, match="pretrain.opponents.*nobody.pt"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.opponents={nobody.pt: 1}"])
+
+
+def test_init_from_a_narrower_policy_widens_it_to_the_same_function(tmp_path):
+    """--init with wider hidden layers than the file's: the actor starts as the same function, new units
+    included (their outgoing weights zero), and the cloning trains them; a narrower or deeper config fails."""
+    from agents.networks import widen
+
+    first = tmp_path / "bc.pt"
+    common = ["progress=false", "num_workers=1", f"runs_dir={tmp_path}/runs", "pretrain.epochs=1"]
+    assert pretrain_main(["--game", "skat", "--episodes", "2", "--out", str(first), "--set", "hidden=16,8",
+                          *common]) == 0
+    policy_only = tmp_path / "policy.pt"
+    Trainer.resume(str(first)).save(policy_only, full=False)
+    narrow = load(policy_only, game="skat").network
+    wide = Trainer.from_policy(str(policy_only), ["hidden=24,12", *common]).learner.network
+    obs = torch.from_numpy(play_teacher("skat", {}, "rule", 2, [1, 0])["obs"])
+    with torch.no_grad():
+        torch.testing.assert_close(wide.policy_logits(obs), narrow.policy_logits(obs), atol=1e-5, rtol=1e-5)
+    assert wide.actor[0].weight[16:].abs().sum() > 0  # the new units have inputs, and no say yet
+    assert wide.actor[2].weight[:8, 16:].abs().sum() == 0 and wide.actor[4].weight[:, 8:].abs().sum() == 0
+
+    out = tmp_path / "wide.pt"
+    assert pretrain_main(["--init", str(policy_only), "--episodes", "2", "--out", str(out), "--set", "hidden=24,12",
+                          f"pretrain.driver={policy_only}", *common]) == 0
+    grown = load(out, game="skat").network
+    assert grown.actor[4].weight[:, 8:].abs().sum() > 0  # the cloning trained the new units
+    for hidden in ("8,8", "16,8,8"):
+        with pytest.raises(checkpoint.CheckpointError, match="does not fit"):
+            Trainer.from_policy(str(policy_only), [f"hidden={hidden}", *common])
+    with pytest.raises(ValueError, match=r"w: \(3, 2\) does not fit in \(2, 2\)"):
+        widen({"w": torch.zeros(3, 2)}, {"w": torch.zeros(2, 2)})
+
+
+def test_correction_weight_weights_the_labels_that_differ_from_the_driver(tmp_path, capsys):
+    """pretrain.correction_weight: rows whose (taught) label is not the driver's greedy move get that weight;
+    the cloning runs with the weights (the policy loss is their weighted mean)."""
+    from train.pretrain import correction_weights
+
+    first = tmp_path / "bc.pt"
+    common = ["progress=false", "num_workers=1", f"runs_dir={tmp_path}/runs", "pretrain.epochs=1"]
+    assert pretrain_main(["--game", "skat", "--episodes", "2", "--out", str(first), "--set", "hidden=16",
+                          *common]) == 0
+    data = play_teacher("skat", {}, "rule", 6, [5, 0], driver=str(first), teach_only=["play"])
+    weights = correction_weights(data, str(first), 4.0)
+    driver = load(first, greedy=True)
+    moves = np.array([driver.act({"observation": o, "action_mask": m.astype(np.int8)})
+                      for o, m in zip(data["obs"], data["mask"], strict=True)])
+    corrected = (moves != data["action"]) & data["taught"]
+    assert 0 < corrected.sum() < len(moves)
+    assert weights.tolist() == np.where(corrected, 4.0, 1.0).tolist()
+
+    out = tmp_path / "weighted.pt"
+    assert pretrain_main(["--init", str(first), "--episodes", "2", "--out", str(out), "--set",
+                          f"pretrain.driver={first}", "pretrain.correction_weight=4", *common]) == 0
+    assert load(out, game="skat").metadata["pretrain"]["pretrain/decisions"] > 0
+    with pytest.raises(ConfigError, match="pretrain.correction_weight.*needs pretrain.driver"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.correction_weight=3"])
+    with pytest.raises(ConfigError, match=r"pretrain.correction_weight.*must be > 0"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", f"pretrain.driver={first}",
+                                              "pretrain.correction_weight=0"])

@@ -60,6 +60,11 @@ class PretrainConfig:
     #                       name: "discard", "declare") the teacher labels; the driver keeps its own other moves
     cache: str = ""  # a folder keeping each labelled chunk of deals (train/pretrain/cache.py): reruns and runs
     #                  killed midway reuse the chunks done; "" -> no cache
+    correction_weight: float = 1.0  # with a driver: loss weight of the rows where the teacher's label differs
+    #   from the driver's own greedy move (the corrections a teacher that mostly agrees with it makes)
+    opponents: dict[str, float] = field(default_factory=dict)  # {} -> the teacher (or driver) in every seat;
+    #   else one seat per deal (rotating) is taught, and each other seat draws a spec by weight: "self" is one
+    #   more taught seat, "rule", "random" or a checkpoint plays unrecorded (DAgger on deals against rule)
 
 
 @dataclass
@@ -344,6 +349,17 @@ def validate(cfg: TrainConfig) -> None:
         _check_agent(pre.driver, cfg.game, probe, "pretrain.driver", fail)
     if pre.driver and not pre.teacher:
         fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
+    if pre.opponents:
+        if not pre.teacher:
+            fail("pretrain.opponents", "needs pretrain.teacher: the opponents play against its taught seats")
+        if any(w < 0 for w in pre.opponents.values()) or sum(pre.opponents.values()) <= 0:
+            fail("pretrain.opponents", f"needs specs with non-negative weights and a positive sum, got "
+                                       f"{pre.opponents!r}")
+        for spec in pre.opponents:
+            if spec == "rule" and game.rule_agent is None:
+                fail("pretrain.opponents", f"{cfg.game} has no rule-based agent")
+            if spec not in ("self", "random", "rule"):
+                _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail)
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     if pre.teach_only:
@@ -356,6 +372,10 @@ def validate(cfg: TrainConfig) -> None:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")
     if not pre.learning_rate > 0:
         fail("pretrain.learning_rate", f"must be > 0, got {pre.learning_rate}")
+    if not pre.correction_weight > 0:
+        fail("pretrain.correction_weight", f"must be > 0, got {pre.correction_weight}")
+    if pre.correction_weight != 1.0 and not pre.driver:
+        fail("pretrain.correction_weight", "needs pretrain.driver: it weights the labels that differ from its moves")
     if pre.q_margin < 0:
         fail("pretrain.q_margin", f"must be >= 0, got {pre.q_margin}")
     if not 0.0 <= pre.holdout < 1.0:

@@ -30,7 +30,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents import algorithm, checkpoint
-from agents.networks import network_spec
+from agents.networks import network_spec, widen
 from agents.neural import NeuralAgent
 from arena import Episode, env_shape
 from envs.games import describe
@@ -106,14 +106,17 @@ class Trainer:
     @classmethod
     def from_policy(cls, path: str, overrides: list[str] | None = None) -> Trainer:
         """A fresh trainer (update 0) with a checkpoint's config whose actor starts from that checkpoint's
-        playing weights, the critic fresh: pretraining (DAgger) from a policy-only file such as a shipped one."""
+        playing weights, the critic fresh: pretraining (DAgger) from a policy-only file such as a shipped one.
+        With wider ``hidden`` layers than the file's (same depth) the actor starts as the same function
+        (:func:`agents.networks.widen`), so a network that lacks capacity can grow and keep what it plays."""
         data = checkpoint.load(path)
         trainer = cls(load_config(base=data["config"], overrides=overrides))
         network = getattr(trainer.learner, "network", None)
         if network is None or not hasattr(network, "policy_state_dict"):
             raise checkpoint.CheckpointError(f"{path}: only an actor-critic (PPO) learner starts from policy weights")
         try:
-            result = network.load_state_dict(data["policy"], strict=False)  # policy keys are the actor's
+            # a config with wider hidden layers (--set hidden=512,512) starts from the same function
+            result = network.load_state_dict(widen(data["policy"], network.state_dict()), strict=False)
         except (RuntimeError, ValueError) as e:
             raise checkpoint.CheckpointError(f"{path}: does not fit this config's network: {e}") from None
         if result.unexpected_keys or any(k.startswith("actor.") for k in result.missing_keys):

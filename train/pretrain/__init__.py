@@ -47,6 +47,12 @@ or a second cloning of the same deals labels only what is missing::
         pretrain.driver=skat_ppo.pt "pretrain.teach_only=[play]" pretrain.cache=runs/exit_cache \
         --episodes 4000 --out skat_exit.pt
 
+``pretrain.opponents`` (spec -> weight) seats other agents at the labelled deals: one seat per deal is
+taught, each other seat draws ``self`` (taught too), ``rule`` or a checkpoint (unrecorded), so the labels
+cover the positions met against them. ``pretrain.correction_weight`` weights the rows whose label is not
+the driver's own move (:func:`train.pretrain.clone.correction_weights`). An ``--init`` file narrower than
+the config's ``hidden`` is widened to the same function first (:func:`agents.networks.widen`).
+
 Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
 decisions of the learner); TensorBoard shows them as ``pretrain/decisions``. Deals are played
 in chunks seeded by ``(seed, chunk)``, so the data set is the same for any number of worker
@@ -62,7 +68,6 @@ start is done, so one pretraining can seed several fine-tuning runs.
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing as mp
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -77,12 +82,14 @@ import agents
 from agents.base import Observation
 from agents.checkpoint import load as load_checkpoint
 from agents.checkpoint import load_named_policy
-from agents.networks import adam, mask_logits, masked_log_probs
-from agents.nfsp import large_margin_loss
 from arena import Deal, Request, play
 from envs.games import describe
 from train.interrupt import children_ignore_signals
 from train.pretrain.cache import ChunkCache, spec_key
+from train.pretrain.clone import behaviour_clone, correction_weights, demonstration_q_loss
+
+__all__ = ["CHUNK", "behaviour_clone", "collect_demonstrations", "correction_weights", "demonstration_q_loss",
+           "play_teacher", "pretrain", "teacher_data"]
 
 CHUNK = 50  # deals per work item
 
@@ -157,7 +164,7 @@ class _Recorder:
 
 def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
                  gamma: float = 1.0, reward_scale: float = 1.0, driver: str = "",
-                 teach_only: Sequence[str] = ()) -> dict[str, np.ndarray]:
+                 teach_only: Sequence[str] = (), opponents: dict[str, float] | None = None) -> dict[str, np.ndarray]:
     """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
     and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
 
@@ -168,6 +175,10 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     ``teach_only`` only decisions among whose legal actions one is of those kinds (first word of the
     action name) get the teacher's action, the others the driver's. ``taught`` marks the rows the
     teacher labelled.
+
+    With ``opponents`` (spec -> weight) only seat ``deal % seats`` is sure to be taught; every other seat
+    draws a spec: ``self`` is one more taught seat, any other spec (``rule``, a checkpoint) plays it
+    unrecorded, so the data are the taught agent's decisions at tables with those opponents.
     """
     description = describe(game)
     env = description.raw_env(**env_options)
@@ -177,6 +188,11 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only, env_options) if teach_only else None)
     seats = [Demonstrator(recorder, t, driver_agent) for t in teachers]
     labels = [teacher] * len(seats)
+    specs = list(opponents or {})
+    weights = np.asarray([opponents[s] for s in specs], dtype=float) if specs else None
+    # one instance per seat: a rule agent may keep per-deal state
+    others = {spec: [agents.make(spec, game=game, seed=int(rng.integers(2**31))) for _ in seats]
+              for spec in specs if spec != "self"}
     started = 0
 
     def start(table: int) -> Deal | None:
@@ -185,44 +201,53 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
             return None
         started += 1
         recorder.start_deal(len(seats))
-        return Deal(seats, labels, seed=int(rng.integers(2**31)))
+        if weights is None:
+            return Deal(seats, labels, seed=int(rng.integers(2**31)))
+        taught = (started - 1) % len(seats)
+        drawn = [specs[i] for i in rng.choice(len(specs), size=len(seats), p=weights / weights.sum())]
+        drawn[taught] = "self"
+        actors = [seats[i] if spec == "self" else others[spec][i] for i, spec in enumerate(drawn)]
+        return Deal(actors, [teacher if spec == "self" else spec for spec in drawn], seed=int(rng.integers(2**31)))
 
     play([env], start, lambda done: recorder.end_deal())
     return recorder.arrays()
 
 
 def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
-    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver, teach_only = args
+    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver, teach_only, opponents = args
     torch.set_num_threads(1)
     return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale, driver,
-                               teach_only)
+                               teach_only, opponents)
 
 
 def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
                            workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
                            progress: bool = True, driver: str = "",
-                           teach_only: Sequence[str] = (), cache: str = "") -> dict[str, np.ndarray]:
+                           teach_only: Sequence[str] = (), cache: str = "",
+                           opponents: dict[str, float] | None = None) -> dict[str, np.ndarray]:
     """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes.
 
     With ``cache`` (a folder) each chunk is written there once labelled and read back by later runs
     with the same key instead of labelled again (train/pretrain/cache.py), so a run killed midway
     resumes where it stopped and a second cloning of the same deals labels nothing.
     """
-    for spec in filter(None, (teacher, driver)):  # fail here, with the spec's own error, not inside a worker
-        agents.make(spec, game=game)
+    for spec in filter(None, (teacher, driver, *(s for s in opponents or {} if s != "self"))):
+        agents.make(spec, game=game)  # fail here, with the spec's own error, not inside a worker
     sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
     parts: dict[int, dict[str, np.ndarray]] = {}
-    store = _chunk_cache(cache, game, env_options, teacher, driver, teach_only, seed, gamma, reward_scale)
+    store = _chunk_cache(cache, game, env_options, teacher, driver, teach_only, seed, gamma, reward_scale, opponents)
     if store is not None:
         for index, size in enumerate(sizes):
             part = store.load(index, size)
             if part is not None:
                 parts[index] = part
-    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only))
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only), opponents)
             for i, n in enumerate(sizes) if i not in parts]
     who = f"{teacher} labels {driver}" if driver else f"{teacher} plays"
     if teach_only:
         who += f" ({', '.join(teach_only)})"
+    if opponents:
+        who += f" against {', '.join(opponents)}"
     # Over chunks, the cached ones done from the start: tqdm's rate and ETA count only the new ones.
     bar = tqdm(total=len(sizes), initial=len(parts), unit="chunk", desc=f"pretrain: {who}", disable=not progress,
                dynamic_ncols=True)
@@ -259,7 +284,8 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
 
 
 def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: str, driver: str,
-                 teach_only: Sequence[str], seed: int, gamma: float, reward_scale: float) -> ChunkCache | None:
+                 teach_only: Sequence[str], seed: int, gamma: float, reward_scale: float,
+                 opponents: dict[str, float] | None = None) -> ChunkCache | None:
     """The cache of this collection's chunks: keyed by everything that decides a chunk's data."""
     if not folder:
         return None
@@ -269,125 +295,9 @@ def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: s
     key = {"game": game, "env_options": env_options, "observation": observation, "teacher": spec_key(teacher),
            "driver": spec_key(driver), "teach_only": sorted(teach_only), "seed": seed, "gamma": gamma,
            "reward_scale": reward_scale}
+    if opponents:  # absent without them: the chunks cached before the option existed keep their key
+        key["opponents"] = {spec_key(s): w for s, w in sorted(opponents.items())}
     return ChunkCache(folder, json.loads(json.dumps(key, sort_keys=True, default=str)))
-
-
-def demonstration_q_loss(q: torch.Tensor, mask: torch.Tensor, action: torch.Tensor, ret: torch.Tensor,
-                         margin: float) -> torch.Tensor:
-    """DQfD's warm start of a Q-network from demonstrations (Hester et al. 2018, arXiv:1704.03732):
-    the squared error of Q(s, teacher's action) against the teacher's return, plus the large-margin
-    loss (:func:`agents.nfsp.large_margin_loss`). Greedy on Q then plays the teacher's move, and every
-    other legal move starts ``margin`` below it until the DQN's own exploration finds out what it is
-    worth; regression alone would leave the moves the teacher never makes at arbitrary values.
-    """
-    q_taken = q.gather(1, action[:, None]).squeeze(1)
-    return ((q_taken - ret) ** 2).mean() + large_margin_loss(q, mask, action, margin).mean()
-
-
-def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
-                    learning_rate: float, value_coef: float, holdout: float, seed: int,
-                    progress: bool = True, device: str | None = None, q_margin: float = 0.2,
-                    fit_policy: bool = True) -> dict[str, float]:
-    """Fit ``network``'s policy to the teacher's actions (and its critic, if any, to the returns).
-
-    A network with a Q-head instead of a critic (NFSP's best response) gets
-    :func:`demonstration_q_loss` with ``q_margin`` in its place, weighted by ``value_coef``.
-    ``fit_policy=False`` (the policy is already the teacher's own, ``pretrain.copy_teacher``) fits only
-    that value part, and only its parameters move.
-
-    Returns held-out metrics: ``pretrain/accuracy`` (greedy action = teacher's), ``policy_loss``
-    (cross-entropy) and, for actor-critics, ``value_loss`` (NFSP: ``q_loss`` and ``q_accuracy``,
-    how often greedy on Q plays the teacher's move). Runs on ``device`` (default: CUDA when
-    available, a plain supervised job that a GPU speeds up a lot) and leaves the network on the CPU.
-    """
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    rng = np.random.default_rng([seed, 4242])
-    n = len(data["action"])
-    if n == 0:
-        raise ValueError("pretraining data is empty: the teacher made no decisions")
-    # Hold out whole deals: decisions of one deal are too alike to test each other.
-    deals = np.unique(data["deal"]) if "deal" in data else np.arange(n)
-    held = rng.permutation(deals)[: max(1, int(len(deals) * holdout))] if holdout > 0 and len(deals) > 1 else []
-    is_test = np.isin(data["deal"] if "deal" in data else np.arange(n), held)
-    test, train = np.flatnonzero(is_test), np.flatnonzero(~is_test)
-    n_test = len(test)
-    tensors = {k: torch.from_numpy(data[k]).to(device) for k in ("obs", "mask", "action", "ret")}
-    network.to(device)
-    has_value = hasattr(network, "value")
-    has_q = not has_value and hasattr(network, "q_values")  # NFSP: its best response starts from the teacher too
-    value_part = network.critic if has_value else network.q if has_q else None
-    if not fit_policy and value_part is None:
-        raise ValueError("nothing to fit: the policy is the teacher's copy and the network has no value part")
-    fitted = list(network.parameters() if fit_policy else value_part.parameters())
-    optimizer = adam(fitted, lr=learning_rate)
-    steps_per_epoch = math.ceil(len(train) / batch_size)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: max(0.05, 1.0 - step / max(1, epochs * steps_per_epoch)))
-
-    def losses(idx: torch.Tensor, with_policy: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        obs, mask, action = (tensors[k].index_select(0, idx) for k in ("obs", "mask", "action"))
-        if with_policy:
-            log_probs = masked_log_probs(network.policy_logits(obs), mask)
-            policy_loss = -log_probs.gather(1, action[:, None]).mean()
-            correct = (log_probs.argmax(1) == action).float().mean()
-        else:  # a copied policy is left as it is: only the value part is fitted and measured per step
-            policy_loss = correct = torch.zeros((), device=obs.device)
-        if has_value:
-            value_loss = ((network.value(obs) - tensors["ret"][idx]) ** 2).mean()
-        elif has_q:
-            value_loss = demonstration_q_loss(network.q_values(obs), mask, action, tensors["ret"][idx], q_margin)
-        else:
-            value_loss = torch.zeros(())
-        return policy_loss, value_loss, correct
-
-    bar = tqdm(total=epochs * steps_per_epoch, unit="batch", desc="pretrain: cloning", disable=not progress,
-               dynamic_ncols=True)
-    network.train()
-    for _epoch in range(epochs):
-        perm = torch.from_numpy(train[rng.permutation(len(train))]).to(device)
-        for start in range(0, len(perm), batch_size):
-            policy_loss, value_loss, _ = losses(perm[start : start + batch_size], with_policy=fit_policy)
-            loss = policy_loss + value_coef * value_loss if fit_policy else value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(fitted, 1.0)
-            optimizer.step()
-            schedule.step()
-            bar.update(1)
-            if bar.n % 50 == 0:  # .item() waits for the device
-                bar.set_postfix_str(f"loss={(policy_loss if fit_policy else value_loss).item():.3f}")
-    bar.close()
-    network.to("cpu")
-    metrics = {"pretrain/decisions": float(n), "pretrain/train_decisions": float(len(train))}
-    if n_test:
-        with torch.no_grad():
-            sums = np.zeros(3)
-            for start in range(0, n_test, 4096):
-                idx = torch.from_numpy(test[start : start + 4096]).to(device)
-                sums += np.array([t.item() for t in losses(idx)]) * len(idx)
-        policy_loss, value_loss, accuracy = (float(x) for x in sums / n_test)
-        metrics.update({"pretrain/accuracy": accuracy, "pretrain/policy_loss": policy_loss})
-        if has_value:
-            metrics["pretrain/value_loss"] = value_loss
-        if has_q:
-            metrics["pretrain/q_loss"] = value_loss
-            with torch.no_grad():
-                agree = 0.0
-                for start in range(0, n_test, 4096):
-                    idx = torch.from_numpy(test[start : start + 4096]).to(device)
-                    greedy = mask_logits(network.q_values(tensors["obs"][idx]), tensors["mask"][idx]).argmax(1)
-                    agree += (greedy == tensors["action"][idx]).float().sum().item()
-            metrics["pretrain/q_accuracy"] = agree / n_test
-        taught = test[data["taught"][test]] if "taught" in data and not data["taught"].all() else test[:0]
-        if len(taught):  # teach_only: how often the result now plays the teacher's move where it was taught
-            correct = 0.0
-            with torch.no_grad():
-                for start in range(0, len(taught), 4096):
-                    idx = taught[start : start + 4096]
-                    correct += losses(torch.from_numpy(idx).to(device))[2].item() * len(idx)
-            metrics.update({"pretrain/taught_accuracy": correct / len(taught),
-                            "pretrain/taught_decisions": float(data["taught"].sum())})
-    return metrics
 
 
 def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, workers: int, gamma: float = 1.0,
@@ -395,7 +305,8 @@ def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, wo
     """:func:`collect_demonstrations` of a ``PretrainConfig``: the data a warm start clones (the same again
     for the same seed, which is how a resumed NFSP run gets its demonstrations back)."""
     return collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
-                                  progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""))
+                                  progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""),
+                                  getattr(cfg, "opponents", None))
 
 
 def copy_teacher_policy(network: nn.Module, teacher: str) -> None:
@@ -424,6 +335,8 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     data = teacher_data(game, env_options, cfg, seed, workers, gamma, reward_scale, progress)
     if keep is not None:
         keep(data)
+    if getattr(cfg, "correction_weight", 1.0) != 1.0 and cfg.driver:
+        data = {**data, "weight": correction_weights(data, cfg.driver, cfg.correction_weight)}
     copy = getattr(cfg, "copy_teacher", False)
     if copy:
         copy_teacher_policy(network, cfg.teacher)
