@@ -136,7 +136,8 @@ COLLECTIONS = ("envs", "batched")
 NO_RULE_INSTEAD = {"opponents": "random, self, snapshot or a checkpoint",
                    "eval_opponents": "random or a checkpoint, e.g. --set eval_opponents=random "
                                      "best_metric=eval/mean_score_vs_random",
-                   "pretrain.teacher": "random or a checkpoint"}
+                   "pretrain.teacher": "random or a checkpoint",
+                   "pretrain.opponents": "random, self or a checkpoint"}
 RAY_MISSING = ("runtime=ray needs Ray, an optional extra: pip install -e '.[ray]' "
                "(or pip install 'ray[rllib]==2.60.0'); --set runtime=local runs without it")
 
@@ -284,10 +285,12 @@ def validate(cfg: TrainConfig) -> None:
     seats = len(probe.possible_agents)
     if cfg.learner_seats > seats:
         fail("learner_seats", f"{cfg.game} with these env_options has {seats} seats, got {cfg.learner_seats}")
-    if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
-        fail("opponents", f"needs specs with non-negative weights and a positive sum, got {cfg.opponents!r}")
+    for key, mix in (("opponents", cfg.opponents), ("pretrain.opponents", cfg.pretrain.opponents or None)):
+        if mix is not None and (not mix or any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0):
+            fail(key, f"needs specs with non-negative weights and a positive sum, got {mix!r}")
     for key, specs in (("opponents", list(cfg.opponents)), ("eval_opponents", cfg.eval_opponents),
-                       ("pretrain.teacher", [cfg.pretrain.teacher])):
+                       ("pretrain.teacher", [cfg.pretrain.teacher]),
+                       ("pretrain.opponents", list(cfg.pretrain.opponents))):
         if "rule" in specs and game.rule_agent is None:
             with_rule = ", ".join(g for g in GAMES if describe(g).rule_agent)
             fail(key, f"{cfg.game} has no rule-based agent ('rule' exists for {with_rule}); use "
@@ -349,17 +352,11 @@ def validate(cfg: TrainConfig) -> None:
         _check_agent(pre.driver, cfg.game, probe, "pretrain.driver", fail)
     if pre.driver and not pre.teacher:
         fail("pretrain.driver", "needs pretrain.teacher: the teacher labels the driver's decisions")
-    if pre.opponents:
-        if not pre.teacher:
-            fail("pretrain.opponents", "needs pretrain.teacher: the opponents play against its taught seats")
-        if any(w < 0 for w in pre.opponents.values()) or sum(pre.opponents.values()) <= 0:
-            fail("pretrain.opponents", f"needs specs with non-negative weights and a positive sum, got "
-                                       f"{pre.opponents!r}")
-        for spec in pre.opponents:
-            if spec == "rule" and game.rule_agent is None:
-                fail("pretrain.opponents", f"{cfg.game} has no rule-based agent")
-            if spec not in ("self", "random", "rule"):
-                _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail)
+    if pre.opponents and not pre.teacher:
+        fail("pretrain.opponents", "needs pretrain.teacher: the opponents play against its taught seats")
+    for spec in pre.opponents:
+        if spec not in ("self", "random", "rule"):
+            _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail)
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     if pre.teach_only:

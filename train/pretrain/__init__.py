@@ -190,6 +190,8 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     labels = [teacher] * len(seats)
     specs = list(opponents or {})
     weights = np.asarray([opponents[s] for s in specs], dtype=float) if specs else None
+    if weights is not None:
+        weights /= weights.sum()
     # one instance per seat: a rule agent may keep per-deal state
     others = {spec: [agents.make(spec, game=game, seed=int(rng.integers(2**31))) for _ in seats]
               for spec in specs if spec != "self"}
@@ -204,7 +206,7 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
         if weights is None:
             return Deal(seats, labels, seed=int(rng.integers(2**31)))
         taught = (started - 1) % len(seats)
-        drawn = [specs[i] for i in rng.choice(len(specs), size=len(seats), p=weights / weights.sum())]
+        drawn = [specs[i] for i in rng.choice(len(specs), size=len(seats), p=weights)]
         drawn[taught] = "self"
         actors = [seats[i] if spec == "self" else others[spec][i] for i, spec in enumerate(drawn)]
         return Deal(actors, [teacher if spec == "self" else spec for spec in drawn], seed=int(rng.integers(2**31)))

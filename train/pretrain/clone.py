@@ -152,13 +152,8 @@ def correction_weights(data: dict[str, np.ndarray], driver: str, weight: float) 
     what makes the clone learn the search's deviations rather than the driver it already is.
     """
     agent = agents.make(driver, greedy=True)
-    network = agent.network
-    moves = np.empty(len(data["action"]), dtype=np.int64)
-    with torch.no_grad():
-        for start in range(0, len(moves), 8192):
-            obs = torch.from_numpy(data["obs"][start : start + 8192])
-            mask = torch.from_numpy(data["mask"][start : start + 8192])
-            moves[start : start + 8192] = mask_logits(network.policy_logits(obs), mask).argmax(1).numpy()
+    moves = np.concatenate([agent.act_arrays(data["obs"][start : start + 8192], data["mask"][start : start + 8192])
+                            for start in range(0, len(data["action"]), 8192)])
     corrected = moves != data["action"]
     if "taught" in data:
         corrected &= data["taught"]
