@@ -35,6 +35,11 @@ class Agent:
     def reset(self) -> None:
         """Called at the start of every deal; agents that keep state clear it here."""
 
+    def action_values(self) -> dict[int, float] | None:
+        """What the last :meth:`act` estimated each legal action to be worth, in the game's score (a search
+        agent's move values), or None where it compared none. ``pretrain.soft_temperature`` clones them."""
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r})"
 

@@ -62,6 +62,8 @@ class PretrainConfig:
     #                  killed midway reuse the chunks done; "" -> no cache
     correction_weight: float = 1.0  # with a driver: loss weight of the rows where the teacher's label differs
     #   from the driver's own greedy move (the corrections a teacher that mostly agrees with it makes)
+    soft_temperature: float = 0.0  # > 0: fit the policy to softmax(teacher's move values / T) where a search
+    #   teacher gives them (pimc: this seat's mean score per card), not to its argmax; 0 -> the labels
     opponents: dict[str, float] = field(default_factory=dict)  # {} -> the teacher (or driver) in every seat;
     #   else one seat per deal (rotating) is taught, and each other seat draws a spec by weight: "self" is one
     #   more taught seat, "rule", "random" or a checkpoint plays unrecorded (DAgger on deals against rule)
@@ -369,6 +371,8 @@ def validate(cfg: TrainConfig) -> None:
             fail(f"pretrain.{key}", f"must be at least 1, got {getattr(pre, key)}")
     if not pre.learning_rate > 0:
         fail("pretrain.learning_rate", f"must be > 0, got {pre.learning_rate}")
+    if not pre.soft_temperature >= 0:
+        fail("pretrain.soft_temperature", f"must be >= 0 (0: clone the labels), got {pre.soft_temperature}")
     if not pre.correction_weight > 0:
         fail("pretrain.correction_weight", f"must be > 0, got {pre.correction_weight}")
     if pre.correction_weight != 1.0 and not pre.driver:

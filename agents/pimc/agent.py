@@ -102,6 +102,11 @@ class PIMCAgent(Agent):
         self._estimates: dict[tuple[int, int], list[B.GameEstimate]] = {}
         self._plans: dict[tuple[int, int], tuple[int, str]] = {}
         self.stats = {"decisions": 0, "worlds": 0, "nodes": 0}
+        self._values: dict[int, float] | None = None  # the last searched card's move values
+
+    def action_values(self) -> dict[int, float] | None:
+        """The last card decision's searched values: this seat's mean score over the worlds, per legal card."""
+        return self._values
 
     def __repr__(self) -> str:
         return f"PIMCAgent(seed={self.seed}, {self.options})"
@@ -124,6 +129,7 @@ class PIMCAgent(Agent):
                              f"{mask.size} actions, not {OBSERVATION_SIZE} and {A.NUM_ACTIONS}")
         view = decode(observation["observation"])
         phase = view.phase
+        self._values = None
         if legal.size == 1 and phase != _PLAY:
             return int(legal[0])
         base_action = int(self.base.act(observation))
@@ -263,6 +269,7 @@ class PIMCAgent(Agent):
         base_card = base_action - A.PLAY
         if not n_worlds:
             return base_action
+        self._values = {A.PLAY + c: v / n_worlds for c, v in totals.items()}
         best = max(totals.values())
         ties = [c for c, v in totals.items() if v >= best - 1e-6 * max(1, n_worlds)]
         if base_card in ties:

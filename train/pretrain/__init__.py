@@ -50,7 +50,9 @@ or a second cloning of the same deals labels only what is missing::
 ``pretrain.opponents`` (spec -> weight) seats other agents at the labelled deals: one seat per deal is
 taught, each other seat draws ``self`` (taught too), ``rule`` or a checkpoint (unrecorded), so the labels
 cover the positions met against them. ``pretrain.correction_weight`` weights the rows whose label is not
-the driver's own move (:func:`train.pretrain.clone.correction_weights`). An ``--init`` file narrower than
+the driver's own move (:func:`train.pretrain.clone.correction_weights`). ``pretrain.soft_temperature=T``
+records a search teacher's move values (:meth:`agents.base.Agent.action_values`) and fits softmax(values / T)
+(:func:`train.pretrain.clone.soft_targets`) instead of its argmax. An ``--init`` file narrower than
 the config's ``hidden`` is widened to the same function first (:func:`agents.networks.widen`).
 
 Neither the teacher's decisions nor the cloning steps count in ``global_step`` (they are not
@@ -114,17 +116,21 @@ class Demonstrator:
         for request in requests:
             observation = request.observation
             action = int(self.teacher.act(observation))  # asked even when not played: it tracks the deal
+            values = self.teacher.action_values() if self.recorder.with_values else None
             played.append(action if self.driver is None else int(self.driver.act(observation)))
-            self.recorder.add(request.seat, observation, action, played[-1])
+            self.recorder.add(request.seat, observation, action, played[-1], values)
         return played
 
 
 class _Recorder:
     """The rows of the teacher's deals, with each seat's return-to-go filled in when its deal ends."""
 
-    def __init__(self, gamma: float, reward_scale: float, taught_kinds: np.ndarray | None) -> None:
+    def __init__(self, gamma: float, reward_scale: float, taught_kinds: np.ndarray | None,
+                 with_values: bool = False) -> None:
         self.gamma, self.reward_scale, self.taught_kinds = gamma, reward_scale, taught_kinds
-        self.rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "action", "ret", "deal", "seat", "taught")}
+        self.with_values = with_values  # also record the teacher's move values (NaN where it gave none)
+        keys = ("obs", "mask", "action", "ret", "deal", "seat", "taught") + (("values",) if with_values else ())
+        self.rows: dict[str, list[Any]] = {k: [] for k in keys}
         self.deal = -1  # the deal being played (0, 1, ...)
 
     def start_deal(self, seats: int) -> None:
@@ -137,9 +143,15 @@ class _Recorder:
         if self.by_seat[seat]:
             self.rewards[self.by_seat[seat][-1]] += reward * self.reward_scale
 
-    def add(self, seat: int, observation: Observation, action: int, played: int) -> None:
+    def add(self, seat: int, observation: Observation, action: int, played: int,
+            values: dict[int, float] | None = None) -> None:
         mask = observation["action_mask"].astype(bool)
         taught = self.taught_kinds is None or bool(self.taught_kinds[mask].any())
+        if self.with_values:
+            row = np.full(mask.size, np.nan, np.float32)
+            for a, v in (values or {}).items() if taught else ():
+                row[a] = v
+            self.rows["values"].append(row)
         self.by_seat[seat].append(len(self.rewards))
         self.rewards.append(0.0)
         label = action if taught else played
@@ -158,13 +170,14 @@ class _Recorder:
 
     def arrays(self) -> dict[str, np.ndarray]:
         dtypes = {"obs": np.float32, "mask": bool, "action": np.int64, "ret": np.float32, "deal": np.int64,
-                  "seat": np.int8, "taught": bool}
-        return {key: np.asarray(self.rows[key], dtype=dtypes[key]) for key in dtypes}
+                  "seat": np.int8, "taught": bool, "values": np.float32}
+        return {key: np.asarray(self.rows[key], dtype=dtypes[key]) for key in self.rows}
 
 
 def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int | list[int],
                  gamma: float = 1.0, reward_scale: float = 1.0, driver: str = "",
-                 teach_only: Sequence[str] = (), opponents: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+                 teach_only: Sequence[str] = (), opponents: dict[str, float] | None = None,
+                 values: bool = False) -> dict[str, np.ndarray]:
     """The teacher in every seat for ``episodes`` deals: arrays obs, mask, action, ret (return-to-go),
     and per row the ``deal`` (0..episodes-1) and ``seat`` it comes from.
 
@@ -179,13 +192,17 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
     With ``opponents`` (spec -> weight) only seat ``deal % seats`` is sure to be taught; every other seat
     draws a spec: ``self`` is one more taught seat, any other spec (``rule``, a checkpoint) plays it
     unrecorded, so the data are the taught agent's decisions at tables with those opponents.
+
+    With ``values`` there is one more array, ``values`` [rows, actions]: the teacher's
+    :meth:`~agents.base.Agent.action_values` at each taught decision, NaN for actions it gave none.
     """
     description = describe(game)
     env = description.raw_env(**env_options)
     rng = np.random.default_rng(seed)
     teachers = [agents.make(teacher, game=game, seed=int(rng.integers(2**31))) for _ in env.possible_agents]
     driver_agent = agents.make(driver, game=game, greedy=True) if driver else None  # keeps no per-deal state
-    recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only, env_options) if teach_only else None)
+    recorder = _Recorder(gamma, reward_scale, description.kinds_mask(teach_only, env_options) if teach_only else None,
+                         values)
     seats = [Demonstrator(recorder, t, driver_agent) for t in teachers]
     labels = [teacher] * len(seats)
     specs = list(opponents or {})
@@ -216,17 +233,17 @@ def play_teacher(game: str, env_options: dict[str, Any], teacher: str, episodes:
 
 
 def _chunk_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
-    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver, teach_only, opponents = args
+    index, game, env_options, teacher, episodes, seed, gamma, reward_scale, driver, teach_only, opponents, values = args
     torch.set_num_threads(1)
     return index, play_teacher(game, env_options, teacher, episodes, [seed, index], gamma, reward_scale, driver,
-                               teach_only, opponents)
+                               teach_only, opponents, values)
 
 
 def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str, episodes: int, seed: int,
                            workers: int = 1, gamma: float = 1.0, reward_scale: float = 1.0,
                            progress: bool = True, driver: str = "",
                            teach_only: Sequence[str] = (), cache: str = "",
-                           opponents: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+                           opponents: dict[str, float] | None = None, values: bool = False) -> dict[str, np.ndarray]:
     """:func:`play_teacher` over ``episodes`` deals in chunks of :data:`CHUNK`, on ``workers`` processes.
 
     With ``cache`` (a folder) each chunk is written there once labelled and read back by later runs
@@ -237,13 +254,14 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
         agents.make(spec, game=game)  # fail here, with the spec's own error, not inside a worker
     sizes = [min(CHUNK, episodes - start) for start in range(0, episodes, CHUNK)]
     parts: dict[int, dict[str, np.ndarray]] = {}
-    store = _chunk_cache(cache, game, env_options, teacher, driver, teach_only, seed, gamma, reward_scale, opponents)
+    store = _chunk_cache(cache, game, env_options, teacher, driver, teach_only, seed, gamma, reward_scale, opponents,
+                         values)
     if store is not None:
         for index, size in enumerate(sizes):
             part = store.load(index, size)
             if part is not None:
                 parts[index] = part
-    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only), opponents)
+    jobs = [(i, game, env_options, teacher, n, seed, gamma, reward_scale, driver, tuple(teach_only), opponents, values)
             for i, n in enumerate(sizes) if i not in parts]
     who = f"{teacher} labels {driver}" if driver else f"{teacher} plays"
     if teach_only:
@@ -287,7 +305,7 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
 
 def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: str, driver: str,
                  teach_only: Sequence[str], seed: int, gamma: float, reward_scale: float,
-                 opponents: dict[str, float] | None = None) -> ChunkCache | None:
+                 opponents: dict[str, float] | None = None, values: bool = False) -> ChunkCache | None:
     """The cache of this collection's chunks: keyed by everything that decides a chunk's data."""
     if not folder:
         return None
@@ -299,6 +317,8 @@ def _chunk_cache(folder: str, game: str, env_options: dict[str, Any], teacher: s
            "reward_scale": reward_scale}
     if opponents:  # absent without them: the chunks cached before the option existed keep their key
         key["opponents"] = {spec_key(s): w for s, w in sorted(opponents.items())}
+    if values:  # likewise: chunks without the teacher's move values keep their key
+        key["values"] = True
     return ChunkCache(folder, json.loads(json.dumps(key, sort_keys=True, default=str)))
 
 
@@ -308,7 +328,7 @@ def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, wo
     for the same seed, which is how a resumed NFSP run gets its demonstrations back)."""
     return collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
                                   progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""),
-                                  getattr(cfg, "opponents", None))
+                                  getattr(cfg, "opponents", None), getattr(cfg, "soft_temperature", 0.0) > 0)
 
 
 def copy_teacher_policy(network: nn.Module, teacher: str) -> None:
@@ -346,6 +366,7 @@ def pretrain(network: nn.Module, game: str, env_options: dict[str, Any], cfg: An
     torch.set_num_threads(torch_threads)
     try:
         return behaviour_clone(network, data, cfg.epochs, cfg.batch_size, cfg.learning_rate, cfg.value_coef,
-                               cfg.holdout, seed, progress, q_margin=getattr(cfg, "q_margin", 0.2), fit_policy=not copy)
+                               cfg.holdout, seed, progress, q_margin=getattr(cfg, "q_margin", 0.2), fit_policy=not copy,
+                               soft_temperature=getattr(cfg, "soft_temperature", 0.0))
     finally:
         torch.set_num_threads(threads)

@@ -33,13 +33,18 @@ def demonstration_q_loss(q: torch.Tensor, mask: torch.Tensor, action: torch.Tens
 def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                     learning_rate: float, value_coef: float, holdout: float, seed: int,
                     progress: bool = True, device: str | None = None, q_margin: float = 0.2,
-                    fit_policy: bool = True) -> dict[str, float]:
+                    fit_policy: bool = True, soft_temperature: float = 0.0) -> dict[str, float]:
     """Fit ``network``'s policy to the teacher's actions (and its critic, if any, to the returns).
 
     A network with a Q-head instead of a critic (NFSP's best response) gets
     :func:`demonstration_q_loss` with ``q_margin`` in its place, weighted by ``value_coef``.
     ``fit_policy=False`` (the policy is already the teacher's own, ``pretrain.copy_teacher``) fits only
     that value part, and only its parameters move.
+
+    With ``soft_temperature`` T > 0 the rows that carry the teacher's move values (``data["values"]``, NaN
+    where none) are fitted to softmax(values / T) over the valued actions instead of the one label
+    (distillation, Hinton et al. 2015): a search's argmax between two nearly equal cards is a coin
+    flip that changes with its sampled worlds, its values say how close the call was.
 
     Returns held-out metrics: ``pretrain/accuracy`` (greedy action = teacher's), ``policy_loss``
     (cross-entropy) and, for actor-critics, ``value_loss`` (NFSP: ``q_loss`` and ``q_accuracy``,
@@ -59,6 +64,7 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
     n_test = len(test)
     tensors = {k: torch.from_numpy(data[k]).to(device) for k in ("obs", "mask", "action", "ret")}
     weight = torch.from_numpy(np.asarray(data["weight"], dtype=np.float32)).to(device) if "weight" in data else None
+    soft = soft_targets(data, soft_temperature, device) if soft_temperature > 0 else None
     network.to(device)
     has_value = hasattr(network, "value")
     has_q = not has_value and hasattr(network, "q_values")  # NFSP: its best response starts from the teacher too
@@ -76,6 +82,10 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
         if with_policy:
             log_probs = masked_log_probs(network.policy_logits(obs), mask)
             taken = log_probs.gather(1, action[:, None]).squeeze(1)
+            if soft is not None:
+                target, valued = soft[0].index_select(0, idx), soft[1].index_select(0, idx)
+                expected = (target * torch.where(target > 0, log_probs, torch.zeros_like(log_probs))).sum(1)
+                taken = torch.where(valued, expected, taken)
             if weight is None:
                 policy_loss = -taken.mean()
             else:  # weighted mean: the held-out loss stays comparable between weightings
@@ -158,3 +168,29 @@ def correction_weights(data: dict[str, np.ndarray], driver: str, weight: float) 
     if "taught" in data:
         corrected &= data["taught"]
     return np.where(corrected, weight, 1.0).astype(np.float32)
+
+
+def soft_targets(data: dict[str, np.ndarray], temperature: float, device: str = "cpu"
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per row: softmax(values / ``temperature``) over the actions the teacher valued (zero elsewhere), and
+    whether the row has such values (rows without them keep their one label).
+
+    The actions valued the same as the label give their share to it: a search breaks ties by its base
+    agent's choice (PIMC's values are outcome classes, so ties are common), and that choice, made from
+    what the seat can see, is worth keeping; split evenly, it would be unlearned."""
+    if "values" not in data:
+        raise ValueError("pretrain.soft_temperature: the data have no move values (collect them with the option set)")
+    values = torch.from_numpy(np.asarray(data["values"], dtype=np.float32))
+    valued_actions = ~torch.isnan(values)
+    valued = valued_actions.sum(1) > 1  # one valued action is no choice: its label says the same
+    if not bool(valued.any()):
+        raise ValueError("pretrain.soft_temperature: the teacher gave no move values (only a search teacher such "
+                         "as pimc does), so there is nothing soft to fit")
+    logits = torch.where(valued_actions, values / temperature, torch.tensor(-math.inf))
+    logits[~valued] = 0.0  # placeholder rows: their target is never used
+    target = torch.softmax(logits, 1)
+    label = torch.from_numpy(np.asarray(data["action"], dtype=np.int64))[:, None]
+    tied = valued_actions & (torch.abs(values - values.gather(1, label)) <= 1e-4)
+    share = torch.where(tied, target, torch.zeros_like(target)).sum(1, keepdim=True)
+    target = torch.where(tied, torch.zeros_like(target), target).scatter_add(1, label, share)
+    return target.to(device), valued.to(device)
