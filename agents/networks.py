@@ -265,7 +265,7 @@ class ActorCritic(PolicyMLP):
 
 NETWORKS: dict[str, type[nn.Module]] = {PolicyMLP.kind: PolicyMLP, ActorCritic.kind: ActorCritic}
 # Kinds defined by an algorithm's module, imported when first asked for (they register themselves).
-LAZY_NETWORKS = {"nfsp": "agents.nfsp", "q_roles": "agents.dmc"}
+LAZY_NETWORKS = {"nfsp": "agents.nfsp", "q_roles": "agents.dmc", "endgame_expert": "agents.endgame_expert"}
 
 
 def _known(kind: Any) -> bool:

@@ -170,14 +170,15 @@ def correction_weights(data: dict[str, np.ndarray], driver: str, weight: float) 
     return np.where(corrected, weight, 1.0).astype(np.float32)
 
 
-def soft_targets(data: dict[str, np.ndarray], temperature: float, device: str = "cpu"
+def soft_targets(data: dict[str, np.ndarray], temperature: float, device: str = "cpu", ties_to_label: bool = True
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """Per row: softmax(values / ``temperature``) over the actions the teacher valued (zero elsewhere), and
     whether the row has such values (rows without them keep their one label).
 
     The actions valued the same as the label give their share to it: a search breaks ties by its base
     agent's choice (PIMC's values are outcome classes, so ties are common), and that choice, made from
-    what the seat can see, is worth keeping; split evenly, it would be unlearned."""
+    what the seat can see, is worth keeping; split evenly, it would be unlearned. ``ties_to_label=False``
+    splits them evenly (the endgame expert, which plays beside that base agent, :mod:`agents.endgame_expert`)."""
     if "values" not in data:
         raise ValueError("pretrain.soft_temperature: the data have no move values (collect them with the option set)")
     values = torch.from_numpy(np.asarray(data["values"], dtype=np.float32))
@@ -189,6 +190,8 @@ def soft_targets(data: dict[str, np.ndarray], temperature: float, device: str = 
     logits = torch.where(valued_actions, values / temperature, torch.tensor(-math.inf))
     logits[~valued] = 0.0  # placeholder rows: their target is never used
     target = torch.softmax(logits, 1)
+    if not ties_to_label:
+        return target.to(device), valued.to(device)
     label = torch.from_numpy(np.asarray(data["action"], dtype=np.int64))[:, None]
     tied = valued_actions & (torch.abs(values - values.gather(1, label)) <= 1e-4)
     share = torch.where(tied, target, torch.zeros_like(target)).sum(1, keepdim=True)

@@ -1,0 +1,112 @@
+"""The endgame expert network (agents/endgame_expert.py) and its fitting command (train/pretrain/expert.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.checkpoint import load as load_checkpoint
+from agents.endgame_expert import EndgameExpertNetwork
+from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
+from envs.skat.rules import AUCTION, PLAY
+from train.evaluate import main as evaluate_main
+from train.pretrain.expert import main as expert_main
+
+SHIPPED = "checkpoints/skat_ppo.pt"
+TEACHER = "pimc:base=checkpoints/skat_ppo.pt,from_trick=8,worlds=4"
+
+
+def _network(anchor: float = 0.5, from_trick: int = 5) -> EndgameExpertNetwork:
+    base = load_checkpoint(SHIPPED)
+    torch.manual_seed(0)
+    meta = base["metadata"]
+    net = EndgameExpertNetwork(OBSERVATION_SIZE, meta["num_actions"], [32], base=meta["network"], from_trick=from_trick,
+                               anchor=anchor)
+    net.base.load_state_dict(base["policy"])
+    for p in net.expert.parameters():  # a visible expert: out_std=0.01 would leave it nearly uniform
+        torch.nn.init.normal_(p, std=0.3)
+    return net.eval()
+
+
+def _rows(phase: int, tricks_done: int, n: int = 4) -> torch.Tensor:
+    obs = torch.rand(n, OBSERVATION_SIZE).round()
+    obs[:, PHASE : PHASE + 8] = 0.0
+    obs[:, PHASE + phase] = 1.0
+    obs[:, TRICK_COUNT] = tricks_done / 10
+    return obs
+
+
+def test_the_base_decides_before_the_expert_trick_and_the_product_after():
+    net = _network(anchor=0.5, from_trick=5)
+    with torch.no_grad():
+        for obs in (_rows(AUCTION, 0), _rows(PLAY, 3)):  # the auction, and trick 4 of the play
+            assert torch.equal(net.policy_logits(obs), net.base.policy_logits(obs))
+        late = _rows(PLAY, 4)  # trick 5
+        base = torch.log_softmax(net.base.policy_logits(late), 1)
+        expected = torch.log_softmax(net.expert_logits(late), 1) + 0.5 * base
+        assert torch.allclose(net.policy_logits(late), expected)
+        assert not torch.allclose(net.policy_logits(late), net.base.policy_logits(late))
+
+
+def test_the_product_needs_no_mask_its_legal_argmax_is_the_masked_products():
+    net = _network(anchor=0.7)
+    obs = _rows(PLAY, 6, n=64)
+    mask = torch.rand(64, net.spec["num_actions"]) < 0.1
+    mask[:, 0] = True
+    with torch.no_grad():
+        played = net.policy_logits(obs).masked_fill(~mask, -torch.inf).argmax(1)
+        masked = (torch.log_softmax(net.expert_logits(obs).masked_fill(~mask, -torch.inf), 1)
+                  + 0.7 * torch.log_softmax(net.base.policy_logits(obs).masked_fill(~mask, -torch.inf), 1))
+    assert torch.equal(played, masked.argmax(1))
+
+
+def test_bad_specs_are_refused_with_the_reason():
+    spec = load_checkpoint(SHIPPED)["metadata"]["network"]
+    with pytest.raises(ValueError, match="Skat observation"):
+        EndgameExpertNetwork(100, 162, [8], base=spec)
+    with pytest.raises(ValueError, match="from_trick must be in 1..10"):
+        EndgameExpertNetwork(OBSERVATION_SIZE, 162, [8], base=spec, from_trick=11)
+    with pytest.raises(ValueError, match="anchor must be >= 0"):
+        EndgameExpertNetwork(OBSERVATION_SIZE, 162, [8], base=spec, anchor=-1)
+    with pytest.raises(ValueError, match="base network's spec"):
+        EndgameExpertNetwork(OBSERVATION_SIZE, 162, [8])
+
+
+def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
+    out = tmp_path / "exit.pt"
+    common = ["--init", SHIPPED, "--episodes", "6", "--from-trick", "8", "--hidden", "32", "--epochs", "3", "--set",
+              f"pretrain.teacher={TEACHER}", f"pretrain.driver={SHIPPED}", "pretrain.teach_only=[play]",
+              "pretrain.copy_teacher=false", f"pretrain.cache={tmp_path}/cache", "num_workers=1", "progress=false"]
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "expert/regret_expert=" in printed and f"wrote {out}" in printed
+    data = load_checkpoint(out)
+    meta = data["metadata"]
+    assert meta["network"]["kind"] == "endgame_expert" and meta["network"]["from_trick"] == 8
+    assert meta["greedy"] is True and meta["expert"]["expert/searched_decisions"] > 0
+    # the base inside is the shipped network, unchanged
+    shipped = load_checkpoint(SHIPPED)["policy"]
+    assert all(torch.equal(data["policy"][f"base.{k}"], v) for k, v in shipped.items())
+    bot = agents.load(out, game="skat")
+    assert bot.greedy
+    assert evaluate_main(["--game", "skat", str(out), "--vs", "rule", "--deals", "2", "--workers", "1",
+                          "--no-progress", "--out", str(tmp_path / "eval")]) == 0
+    # labels without move values cannot teach an expert
+    assert expert_main([*common, "pretrain.soft_temperature=0", "--out", str(tmp_path / "x.pt")]) == 2
+    assert "soft_temperature: must be > 0" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_searched_rows_name_a_teacher_that_searched_elsewhere():
+    from train.pretrain.expert import searched_rows
+
+    net = _network(from_trick=9)
+    obs = _rows(PLAY, 2, n=3).numpy()  # trick 3: before the expert's tricks
+    values = np.full((3, net.spec["num_actions"]), np.nan, np.float32)
+    values[:, :2] = 1.0
+    with pytest.raises(ValueError, match="no searched decisions from trick 9"):
+        searched_rows({"obs": obs, "values": values}, net)
+    with pytest.raises(ValueError, match="no move values"):
+        searched_rows({"obs": obs}, net)

@@ -1,0 +1,162 @@
+"""``python -m train.pretrain.expert``: fit an endgame expert (:mod:`agents.endgame_expert`) beside a base
+checkpoint on a search teacher's move values, and write the two as one playing checkpoint.
+
+The deals and labels are those of ``python -m train.pretrain`` with the same ``--set`` keys (teacher,
+driver, ``teach_only``, opponents, cache): a run whose ``pretrain.cache`` already holds them labels
+nothing again. Only the searched decisions count (rows where the teacher valued more than one card);
+the expert is fitted to softmax(values / ``pretrain.soft_temperature``) over them, the base is left
+as it is::
+
+    python -m train.pretrain.expert --init checkpoints/skat_ppo.pt --config configs/skat_exit_expert.yaml \\
+        --out checkpoints/skat_exit.pt
+
+(the shipped ``checkpoints/skat_exit.pt``; the config names the teacher, driver, opponents and cache, and
+``--set pretrain.episodes=2000`` makes a quick trial of it).
+
+It prints the held-out regret (the search's best value minus the chosen card's, points per searched
+decision) of the base, the expert alone and the product that plays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents import checkpoint
+from agents.checkpoint import CheckpointError
+from agents.endgame_expert import EndgameExpertNetwork
+from agents.networks import masked_log_probs
+from train.config import ConfigError, load_config
+from train.pretrain import teacher_data
+from train.pretrain.clone import soft_targets
+
+
+def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) -> np.ndarray:
+    """Indices of the rows the expert learns from: the teacher valued more than one card, in its phase."""
+    if "values" not in data:
+        raise ValueError("the labels carry no move values: set pretrain.soft_temperature > 0 and a search teacher")
+    valued = (~np.isnan(data["values"])).sum(1) > 1
+    late = network.late(torch.from_numpy(data["obs"])).numpy()
+    rows = np.flatnonzero(valued & late)
+    if not len(rows):
+        raise ValueError(f"no searched decisions from trick {network.from_trick} on: does the teacher search "
+                         "there (pimc's from_trick) and teach the card play (teach_only: [play])?")
+    return rows
+
+
+def regret(logits: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> float:
+    """Mean over rows of the best valued card's value minus the value of the card ``logits`` choose."""
+    known = ~torch.isnan(values)
+    filled = torch.where(known, values, torch.full_like(values, -1e9))
+    choice = masked_log_probs(logits, mask).argmax(1)
+    chosen = filled.gather(1, choice[:, None]).squeeze(1)
+    return float((filled.max(1).values - chosen.clamp(min=-1e8)).mean())
+
+
+def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
+                       anchor: float, temperature: float, epochs: int, batch_size: int, learning_rate: float,
+                       holdout: float, seed: int, progress: bool = True
+                       ) -> tuple[EndgameExpertNetwork, dict[str, float]]:
+    """The network (``base``: a loaded checkpoint) with a fresh expert fitted to ``data``; held-out metrics."""
+    torch.manual_seed(seed)
+    network = EndgameExpertNetwork(base["metadata"]["obs_size"], base["metadata"]["num_actions"], hidden, "relu",
+                                   base=base["metadata"]["network"], from_trick=from_trick, anchor=anchor)
+    network.base.load_state_dict(base["policy"])
+    network.base.eval()
+    rows = searched_rows(data, network)
+    sub = {k: data[k][rows] for k in ("obs", "mask", "action", "values")}
+    target, valued = soft_targets(sub, temperature, ties_to_label=False)
+    rng = np.random.default_rng([seed, 4243])
+    deals = data["deal"][rows] if "deal" in data else np.arange(len(rows))
+    unique = np.unique(deals)
+    held = rng.permutation(unique)[: max(1, int(len(unique) * holdout))] if holdout > 0 and len(unique) > 1 else []
+    is_test = np.isin(deals, held)
+    train, test = np.flatnonzero(~is_test & valued.numpy()), np.flatnonzero(is_test)
+    obs, mask = torch.from_numpy(sub["obs"]), torch.from_numpy(sub["mask"]).bool()
+    values = torch.from_numpy(sub["values"])
+    params = list(network.expert.parameters())
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
+    steps = epochs * math.ceil(len(train) / batch_size)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.05, 1.0 - step / max(1, steps)))
+    bar = tqdm(total=steps, unit="batch", desc="endgame expert", disable=not progress, dynamic_ncols=True)
+    network.expert.train()
+    for _epoch in range(epochs):
+        perm = torch.from_numpy(train[rng.permutation(len(train))])
+        for start in range(0, len(perm), batch_size):
+            idx = perm[start : start + batch_size]
+            log_probs = masked_log_probs(network.expert_logits(obs[idx]), mask[idx])
+            t = target[idx]
+            loss = -(t * torch.where(t > 0, log_probs, torch.zeros_like(log_probs))).sum(1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            bar.update(1)
+            if bar.n % 50 == 0:
+                bar.set_postfix_str(f"loss={loss.item():.3f}")
+    bar.close()
+    network.eval()
+    metrics = {"expert/searched_decisions": float(len(rows)), "expert/train_decisions": float(len(train))}
+    if len(test):
+        with torch.no_grad():
+            o, m, v = obs[test], mask[test], values[test]
+            metrics.update({"expert/regret_base": regret(network.base.policy_logits(o), m, v),
+                            "expert/regret_expert": regret(network.expert_logits(o), m, v),
+                            "expert/regret_played": regret(network.policy_logits(o), m, v),
+                            "expert/test_decisions": float(len(test))})
+    return network, metrics
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train.pretrain.expert", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--init", required=True,
+                        help="the base checkpoint (a Skat policy), e.g. checkpoints/skat_ppo.pt")
+    parser.add_argument("--config", help="a training config naming the labelled deals (default: the --init "
+                        "checkpoint's own config), e.g. configs/skat_exit_expert.yaml")
+    parser.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                        help="pretrain.* keys choosing the labelled deals, as for python -m train.pretrain")
+    parser.add_argument("--episodes", type=int, help="labelled deals (pretrain.episodes)")
+    parser.add_argument("--hidden", default="512,512,512", help="the expert's layer widths (default 512,512,512)")
+    parser.add_argument("--from-trick", type=int, default=5, help="the expert plays from this trick on (default 5)")
+    parser.add_argument("--anchor", type=float, default=0.5,
+                        help="weight of the base's log-probabilities in the late card play (default 0.5)")
+    parser.add_argument("--epochs", type=int, default=7)
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
+    args = parser.parse_args(argv)
+    overrides = list(args.overrides) + ([f"pretrain.episodes={args.episodes}"] if args.episodes else [])
+    try:
+        hidden = [int(w) for w in args.hidden.split(",")]
+        base = checkpoint.load(args.init, game="skat")
+        cfg = load_config(args.config, overrides) if args.config else load_config(None, overrides, base=base["config"])
+        pre = cfg.pretrain
+        if not pre.teacher:
+            raise ConfigError("pretrain.teacher: name the search that labels the endgame (e.g. pimc:...)")
+        if pre.soft_temperature <= 0:
+            raise ConfigError("pretrain.soft_temperature: must be > 0 here (the expert learns the move values)")
+        data = teacher_data(cfg.game, cfg.env_options, pre, cfg.seed, cfg.num_workers,
+                            getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
+        network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
+                                              args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
+                                              cfg.progress)
+    except (ConfigError, CheckpointError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    meta = {k: v for k, v in base["metadata"].items() if k not in ("network", "created", "project_version", "eval")}
+    meta = checkpoint.make_metadata(**{**meta, "network": network.policy_spec(), "expert": metrics, "greedy": True,
+                                       "base": args.init, "run_name": Path(args.out).stem})
+    path = checkpoint.save(args.out, meta, network.policy_state_dict(), cfg.to_dict())
+    print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
