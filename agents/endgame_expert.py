@@ -5,7 +5,7 @@ Why a second network rather than a fine-tuned base: fine-tuning the 2 x 256 tanh
 endgame labels made it *less* accurate on its own training rows (77.6% -> 75.5% agreement on the
 searched decisions after an epoch, at 3e-5 as at 3e-4), because the one small network has to keep
 its bidding and early play too. A fresh, wider ReLU MLP that only sees the endgame lowers the search's
-regret (its best move's value minus the chosen one's) on held-out decisions from 4.5 to 2.4 points.
+regret (its best move's value minus the chosen one's) on held-out decisions from 4.5 to 2.5 points.
 
 Played alone, the expert overrules the base on many near-ties that PIMC's values (double-dummy
 outcomes) cannot tell apart, and the base's choice there is worth keeping against real opponents.
@@ -15,8 +15,8 @@ much surer than the base is. The product needs no action mask (both terms are pe
 so the legal argmax is the same however the mask cuts), so the network is an ordinary playing network:
 ``agents.load``, evaluation, hints and PIMC's ``base=`` take it as they take any checkpoint.
 
-It is built by ``python -m train.pretrain`` with ``pretrain.endgame_expert`` (see there); it plays,
-it is not trained further (PPO refuses it).
+It is built by ``python -m train.pretrain.expert`` (train/pretrain/expert.py); it plays, it is not
+trained further (``python -m train.pretrain --init`` and PPO refuse its weights: they fit no actor).
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ import torch
 from torch import nn
 
 from agents.networks import ACTIVATIONS, NETWORKS, build_network, mlp, run_layers
-
-SKAT_OBS_SIZE = 391  # the ISkO table's layout (envs.skat.observation): the expert reads its phase and tricks
 
 
 class EndgameExpertNetwork(nn.Module):

@@ -84,8 +84,7 @@ def behaviour_clone(network: nn.Module, data: dict[str, np.ndarray], epochs: int
             taken = log_probs.gather(1, action[:, None]).squeeze(1)
             if soft is not None:
                 target, valued = soft[0].index_select(0, idx), soft[1].index_select(0, idx)
-                expected = (target * torch.where(target > 0, log_probs, torch.zeros_like(log_probs))).sum(1)
-                taken = torch.where(valued, expected, taken)
+                taken = torch.where(valued, -soft_cross_entropy(log_probs, target), taken)
             if weight is None:
                 policy_loss = -taken.mean()
             else:  # weighted mean: the held-out loss stays comparable between weightings
@@ -168,6 +167,12 @@ def correction_weights(data: dict[str, np.ndarray], driver: str, weight: float) 
     if "taught" in data:
         corrected &= data["taught"]
     return np.where(corrected, weight, 1.0).astype(np.float32)
+
+
+def soft_cross_entropy(log_probs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Per row: the cross-entropy of masked ``log_probs`` against a ``target`` distribution (actions with zero
+    target mass, the illegal ones among them at log p ~ -1e8, add nothing)."""
+    return -(target * torch.where(target > 0, log_probs, torch.zeros_like(log_probs))).sum(1)
 
 
 def soft_targets(data: dict[str, np.ndarray], temperature: float, device: str = "cpu", ties_to_label: bool = True

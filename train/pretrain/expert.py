@@ -35,7 +35,7 @@ from agents.endgame_expert import EndgameExpertNetwork
 from agents.networks import masked_log_probs
 from train.config import ConfigError, load_config
 from train.pretrain import teacher_data
-from train.pretrain.clone import soft_targets
+from train.pretrain.clone import soft_cross_entropy, soft_targets
 
 
 def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) -> np.ndarray:
@@ -72,13 +72,13 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     network.base.eval()
     rows = searched_rows(data, network)
     sub = {k: data[k][rows] for k in ("obs", "mask", "action", "values")}
-    target, valued = soft_targets(sub, temperature, ties_to_label=False)
+    target, _ = soft_targets(sub, temperature, ties_to_label=False)  # every searched row is valued
     rng = np.random.default_rng([seed, 4243])
     deals = data["deal"][rows] if "deal" in data else np.arange(len(rows))
     unique = np.unique(deals)
     held = rng.permutation(unique)[: max(1, int(len(unique) * holdout))] if holdout > 0 and len(unique) > 1 else []
     is_test = np.isin(deals, held)
-    train, test = np.flatnonzero(~is_test & valued.numpy()), np.flatnonzero(is_test)
+    train, test = np.flatnonzero(~is_test), np.flatnonzero(is_test)
     obs, mask = torch.from_numpy(sub["obs"]), torch.from_numpy(sub["mask"]).bool()
     values = torch.from_numpy(sub["values"])
     params = list(network.expert.parameters())
@@ -92,8 +92,7 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
         for start in range(0, len(perm), batch_size):
             idx = perm[start : start + batch_size]
             log_probs = masked_log_probs(network.expert_logits(obs[idx]), mask[idx])
-            t = target[idx]
-            loss = -(t * torch.where(t > 0, log_probs, torch.zeros_like(log_probs))).sum(1).mean()
+            loss = soft_cross_entropy(log_probs, target[idx]).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
