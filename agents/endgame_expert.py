@@ -17,6 +17,9 @@ so the legal argmax is the same however the mask cuts), so the network is an ord
 
 It is built by ``python -m train.pretrain.expert`` (train/pretrain/expert.py); it plays, it is not
 trained further (``python -m train.pretrain --init`` and PPO refuse its weights: they fit no actor).
+
+With ``features=True`` the expert reads :mod:`agents.skat_endgame_features` (the unseen cards, master
+cards, the card holding the trick...) beside the observation; the base reads the observation alone.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ class EndgameExpertNetwork(nn.Module):
     kind = "endgame_expert"
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "relu",
-                 base: dict[str, Any] | None = None, from_trick: int = 5, anchor: float = 0.5) -> None:
+                 base: dict[str, Any] | None = None, from_trick: int = 5, anchor: float = 0.5,
+                 features: bool = False) -> None:
         super().__init__()
         from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
         from envs.skat.rules import PLAY
@@ -55,10 +59,18 @@ class EndgameExpertNetwork(nn.Module):
         self.base = build_network(base)
         if not hasattr(self.base, "policy_logits"):
             raise ValueError(f"base network kind {base.get('kind')!r} has no policy to play")
-        self.expert = mlp(obs_size, hidden, num_actions, activation, out_std=0.01)
+        self.features = None
+        if features:
+            from agents.skat_endgame_features import NUM_FEATURES, EndgameFeatures
+
+            self.features = EndgameFeatures()
+        self.expert = mlp(obs_size + (NUM_FEATURES if features else 0), hidden, num_actions, activation,
+                          out_std=0.01)
         self.spec = {"kind": self.kind, "obs_size": int(obs_size), "num_actions": int(num_actions),
                      "hidden": [int(w) for w in hidden], "activation": activation,
                      "base": dict(base), "from_trick": int(from_trick), "anchor": float(anchor)}
+        if features:  # absent when off: the first shipped expert's spec has no such key
+            self.spec["features"] = True
         self.plays_greedy = bool(getattr(self.base, "plays_greedy", False))
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
@@ -70,6 +82,8 @@ class EndgameExpertNetwork(nn.Module):
         return (obs[:, self._play_column] > 0.5) & (tricks_done >= self.from_trick - 1)
 
     def expert_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        if self.features is not None:
+            obs = torch.cat([obs, self.features(obs)], 1)
         return run_layers(self.expert, obs)
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:

@@ -93,10 +93,38 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
     assert bot.greedy
     assert evaluate_main(["--game", "skat", str(out), "--vs", "rule", "--deals", "2", "--workers", "1",
                           "--no-progress", "--out", str(tmp_path / "eval")]) == 0
+    # a DAgger round continues from that expert: at a tiny learning rate it barely moves
+    again = tmp_path / "again.pt"
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--expert-init", str(out), "--learning-rate", "1e-9",
+                        "--out", str(again)]) == 0
+    assert "expert/regret_warm_start=" in capsys.readouterr().out
+    moved = load_checkpoint(again)
+    assert moved["metadata"]["expert_init"] == str(out)
+    assert all(torch.allclose(moved["policy"][k], v, atol=1e-6) for k, v in data["policy"].items())
+    for wrong, reason, flags in ((SHIPPED, "expected an endgame-expert checkpoint", []),
+                                 (str(out), "has layers [32]", ["--hidden", "16"]),
+                                 (str(out), "reads other inputs", ["--features"])):
+        assert expert_main([*common, "pretrain.soft_temperature=2", "--expert-init", wrong,
+                            "--out", str(tmp_path / "y.pt"), *flags]) == 2
+        assert reason in capsys.readouterr().err
     # labels without move values cannot teach an expert
     assert expert_main([*common, "pretrain.soft_temperature=0", "--out", str(tmp_path / "x.pt")]) == 2
     assert "soft_temperature: must be > 0" in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_an_expert_with_features_reads_them_and_round_trips():
+    from agents.networks import build_network
+    from agents.skat_endgame_features import NUM_FEATURES
+
+    base = load_checkpoint(SHIPPED)["metadata"]
+    net = EndgameExpertNetwork(OBSERVATION_SIZE, base["num_actions"], [16], base=base["network"], features=True)
+    assert net.spec["features"] is True and net.expert[0].in_features == OBSERVATION_SIZE + NUM_FEATURES
+    assert "features" not in _network().spec  # the first shipped expert's spec has no such key
+    again = build_network(net.policy_spec())
+    again.load_state_dict(net.policy_state_dict())  # the feature tables are not part of the weights
+    obs = _rows(PLAY, 6)
+    assert torch.equal(again.policy_logits(obs), net.policy_logits(obs))
 
 
 def test_searched_rows_name_a_teacher_that_searched_elsewhere():

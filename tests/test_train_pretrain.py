@@ -380,6 +380,10 @@ def test_opponents_play_unrecorded_seats(labelled, tmp_path):
     assert same(alone, play_teacher("skat", {}, "rule", 9, [5, 0], driver="checkpoints/skat_ppo.pt",
                                     opponents={"rule": 1.0}))  # seeded
 
+    searched = play_teacher("skat", {}, "rule", 3, [5, 0], driver="checkpoints/skat_ppo.pt",
+                            opponents={"pimc:preset=endgame": 1.0})  # a search agent in the other seats
+    assert {len(set(searched["seat"][searched["deal"] == d])) for d in range(3)} == {1}
+
     labelled(tmp_path, episodes=4)
     labelled(tmp_path, episodes=4, opponents={"rule": 1.0})
     assert labelled.calls == [0]  # another mix is another data set
@@ -394,6 +398,11 @@ def test_opponents_play_unrecorded_seats(labelled, tmp_path):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.opponents={rule: -1}"])
     with pytest.raises(ConfigError, match="pretrain.opponents.*nobody.pt"):
         load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", "pretrain.opponents={nobody.pt: 1}"])
+    searcher = load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule",
+                                                     'pretrain.opponents={self: 1, "pimc:preset=endgame": 1}'])
+    assert searcher.pretrain.opponents == {"self": 1, "pimc:preset=endgame": 1}  # a search agent sits at the table
+    with pytest.raises(ConfigError, match="pretrain.opponents.*unknown pimc option 'wrlds'"):
+        load_config("configs/skat_ppo.yaml", ["pretrain.teacher=rule", 'pretrain.opponents={"pimc:wrlds=4": 1}'])
 
 
 def test_init_from_a_narrower_policy_widens_it_to_the_same_function(tmp_path):

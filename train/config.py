@@ -357,7 +357,12 @@ def validate(cfg: TrainConfig) -> None:
     if pre.opponents and not pre.teacher:
         fail("pretrain.opponents", "needs pretrain.teacher: the opponents play against its taught seats")
     for spec in pre.opponents:
-        if spec not in ("self", "random", "rule"):
+        if spec.partition(":")[0] in game.agent_specs:  # a search opponent: pimc:preset=endgame
+            try:
+                make_agent(spec, game=cfg.game)
+            except ValueError as e:
+                fail("pretrain.opponents", str(e))
+        elif spec not in ("self", "random", "rule"):
             _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail)
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")

@@ -51,6 +51,21 @@ def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) ->
     return rows
 
 
+def expert_weights(start: dict[str, Any], network: EndgameExpertNetwork) -> dict[str, torch.Tensor]:
+    """The expert layers of ``start`` (a loaded checkpoint), checked to fit ``network`` and its base."""
+    spec = start["metadata"]["network"]
+    if spec.get("kind") != EndgameExpertNetwork.kind:
+        raise ValueError(f"--expert-init: expected an endgame-expert checkpoint, got a {spec.get('kind')!r} network")
+    if spec["base"] != network.spec["base"]:
+        raise ValueError("--expert-init: its base network differs from --init's (the expert learnt beside another)")
+    if spec.get("features", False) != network.spec.get("features", False):
+        raise ValueError("--expert-init: its expert reads other inputs (--features differs)")
+    if spec["hidden"] != network.spec["hidden"]:
+        raise ValueError(f"--expert-init: its expert has layers {spec['hidden']}, --hidden asks for "
+                         f"{network.spec['hidden']}")
+    return {k.removeprefix("expert."): v for k, v in start["policy"].items() if k.startswith("expert.")}
+
+
 def regret(logits: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> float:
     """Mean over rows of the best valued card's value minus the value of the card ``logits`` choose."""
     known = ~torch.isnan(values)
@@ -62,14 +77,22 @@ def regret(logits: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> fl
 
 def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
                        anchor: float, temperature: float, epochs: int, batch_size: int, learning_rate: float,
-                       holdout: float, seed: int, progress: bool = True
+                       holdout: float, seed: int, progress: bool = True,
+                       warm_start: dict[str, Any] | None = None, features: bool = False
                        ) -> tuple[EndgameExpertNetwork, dict[str, float]]:
-    """The network (``base``: a loaded checkpoint) with a fresh expert fitted to ``data``; held-out metrics."""
+    """The network (``base``: a loaded checkpoint) with an expert fitted to ``data``; held-out metrics.
+
+    The expert is fresh, or with ``warm_start`` (a loaded endgame-expert checkpoint over the same base, of
+    ``hidden`` widths) continues from that one's expert: a DAgger round keeps what earlier labels taught.
+    """
     torch.manual_seed(seed)
     network = EndgameExpertNetwork(base["metadata"]["obs_size"], base["metadata"]["num_actions"], hidden, "relu",
-                                   base=base["metadata"]["network"], from_trick=from_trick, anchor=anchor)
+                                   base=base["metadata"]["network"], from_trick=from_trick, anchor=anchor,
+                                   features=features)
     network.base.load_state_dict(base["policy"])
     network.base.eval()
+    if warm_start is not None:
+        network.expert.load_state_dict(expert_weights(warm_start, network))
     rows = searched_rows(data, network)
     sub = {k: data[k][rows] for k in ("obs", "mask", "action", "values")}
     target, _ = soft_targets(sub, temperature, ties_to_label=False)  # every searched row is valued
@@ -81,6 +104,10 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     train, test = np.flatnonzero(~is_test), np.flatnonzero(is_test)
     obs, mask = torch.from_numpy(sub["obs"]), torch.from_numpy(sub["mask"]).bool()
     values = torch.from_numpy(sub["values"])
+    metrics: dict[str, float] = {}
+    if warm_start is not None and len(test):
+        with torch.no_grad():
+            metrics["expert/regret_warm_start"] = regret(network.expert_logits(obs[test]), mask[test], values[test])
     params = list(network.expert.parameters())
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     steps = epochs * math.ceil(len(train) / batch_size)
@@ -102,7 +129,7 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
                 bar.set_postfix_str(f"loss={loss.item():.3f}")
     bar.close()
     network.eval()
-    metrics = {"expert/searched_decisions": float(len(rows)), "expert/train_decisions": float(len(train))}
+    metrics.update({"expert/searched_decisions": float(len(rows)), "expert/train_decisions": float(len(train))})
     if len(test):
         with torch.no_grad():
             o, m, v = obs[test], mask[test], values[test]
@@ -123,9 +150,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="pretrain.* keys choosing the labelled deals, as for python -m train.pretrain")
     parser.add_argument("--episodes", type=int, help="labelled deals (pretrain.episodes)")
     parser.add_argument("--hidden", default="512,512,512", help="the expert's layer widths (default 512,512,512)")
+    parser.add_argument("--features", action="store_true",
+                        help="the expert also reads agents.skat_endgame_features (unseen and master cards, the "
+                        "card holding the trick...)")
     parser.add_argument("--from-trick", type=int, default=5, help="the expert plays from this trick on (default 5)")
     parser.add_argument("--anchor", type=float, default=0.5,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
+    parser.add_argument("--expert-init", help="continue from this endgame-expert checkpoint's expert (a DAgger "
+                        "round), e.g. checkpoints/skat_exit.pt; default: a fresh expert")
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
@@ -134,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         hidden = [int(w) for w in args.hidden.split(",")]
         base = checkpoint.load(args.init, game="skat")
+        warm_start = checkpoint.load(args.expert_init, game="skat") if args.expert_init else None
         cfg = load_config(args.config, overrides) if args.config else load_config(None, overrides, base=base["config"])
         pre = cfg.pretrain
         if not pre.teacher:
@@ -144,13 +177,14 @@ def main(argv: list[str] | None = None) -> int:
                             getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
-                                              cfg.progress)
+                                              cfg.progress, warm_start, args.features)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     meta = {k: v for k, v in base["metadata"].items() if k not in ("network", "created", "project_version", "eval")}
     meta = checkpoint.make_metadata(**{**meta, "network": network.policy_spec(), "expert": metrics, "greedy": True,
-                                       "base": args.init, "run_name": Path(args.out).stem})
+                                       "base": args.init, "expert_init": args.expert_init or "",
+                                       "run_name": Path(args.out).stem})
     path = checkpoint.save(args.out, meta, network.policy_state_dict(), cfg.to_dict())
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")

@@ -1,0 +1,87 @@
+"""Card-play features an endgame expert reads beside the Skat observation (``features: true`` in
+:mod:`agents.endgame_expert`): the facts a player works out at the table from the cards seen so far.
+
+The observation (``envs.skat.observation``, layout ``skat3``) gives card planes by card id, the game
+type and the current trick. Which card still beats which depends on the game type's trumps and
+order, and what is still out depends on everything played; an MLP must otherwise learn that per game
+type from the labels. These are computed in torch, batched, from the observation alone (so they leak
+nothing it does not hold), with the trick tables of ``envs.skat.cards`` (EFF_SUIT, ORDER):
+
+    offset size  feature
+    0      32    out           cards not seen by this seat: with the other two players or in an unseen skat
+    32     32    higher_out    per card, the unseen cards of its effective suit that rank above it / 8
+    64     32    master        own cards that no unseen card of their suit beats
+    96     32    holder        the card holding the current trick (zero when this seat leads)
+    128    32    takes         per card, 1 if it beats the holding card (zero when this seat leads)
+    160    5     out_suits     unseen cards per effective suit (C S H D, trump) / 8
+    165    5     own_suits     own cards per effective suit / 8
+    170    5     led_suit      the effective suit led to the current trick, one-hot
+    175    1     trick_points  card points in the current trick / 30
+
+Before a game is declared (no game type) every feature but ``out`` is zero; Ramsch uses grand's tables.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from envs.skat.cards import EFF_SUIT, GRAND, NULL, NUM_CARDS, ORDER, POINTS, TRUMP
+from envs.skat.observation import GAME_TYPE, HAND, LEADER, PLAYED, RAMSCH, SKAT_PUT, SKAT_TAKEN, TRICK
+
+NUM_SUITS = 5
+NUM_FEATURES = 5 * NUM_CARDS + 3 * NUM_SUITS + 1
+
+
+def _tables() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per game type: higher[g, c, d] (d outranks c in c's suit), beats[g, c, w] (c played to a trick
+    held by w takes it), suit[g, c, s] (c's effective suit, one-hot)."""
+    higher = torch.zeros(6, NUM_CARDS, NUM_CARDS)
+    beats = torch.zeros(6, NUM_CARDS, NUM_CARDS)
+    suit = torch.zeros(6, NUM_CARDS, NUM_SUITS)
+    for g in range(6):
+        eff, order = EFF_SUIT[g], ORDER[g]
+        for c in range(NUM_CARDS):
+            suit[g, c, eff[c]] = 1.0
+            for d in range(NUM_CARDS):
+                same = eff[c] == eff[d]
+                higher[g, c, d] = float(same and order[d] > order[c])
+                beats[g, c, d] = float((same and order[c] > order[d])
+                                       or (eff[c] == TRUMP and eff[d] != TRUMP and g != NULL))
+    return higher, beats, suit
+
+
+class EndgameFeatures(torch.nn.Module):
+    """``forward(obs) -> (batch, NUM_FEATURES)``; the tables are buffers that no checkpoint stores."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        higher, beats, suit = _tables()
+        self.register_buffer("higher", higher, persistent=False)
+        self.register_buffer("beats", beats, persistent=False)
+        self.register_buffer("suit", suit, persistent=False)
+        self.register_buffer("points", torch.tensor(POINTS, dtype=torch.float32), persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        planes = lambda offset, n=1: obs[:, offset : offset + n * NUM_CARDS].reshape(-1, n, NUM_CARDS)  # noqa: E731
+        hand = planes(HAND)[:, 0]
+        trick = planes(TRICK, 3)  # by relative seat
+        seen = hand + planes(PLAYED, 3).sum(1) + trick.sum(1) + planes(SKAT_PUT)[:, 0] + planes(SKAT_TAKEN)[:, 0]
+        out = (1.0 - seen).clamp(min=0.0)
+        game = obs[:, GAME_TYPE : GAME_TYPE + 6].clone()
+        game[:, GRAND] = torch.maximum(game[:, GRAND], obs[:, RAMSCH])
+        higher = torch.einsum("bg,gcd->bcd", game, self.higher)
+        beats = torch.einsum("bg,gcd->bcd", game, self.beats)
+        suit = torch.einsum("bg,gcs->bcs", game, self.suit)
+        higher_out = torch.einsum("bcd,bd->bc", higher, out)
+        master = hand * (higher_out == 0).float() * game.sum(1, keepdim=True)
+        leader = obs[:, LEADER : LEADER + 3]
+        lead = torch.einsum("br,brc->bc", leader, trick)
+        second = torch.einsum("br,brc->bc", leader.roll(1, dims=1), trick)  # the seat after the leader
+        second_takes = torch.einsum("bc,bcd,bd->b", second, beats, lead)[:, None]
+        holder = lead * (1.0 - second_takes) + second * second_takes
+        takes = torch.einsum("bcd,bd->bc", beats, holder)
+        out_suits = torch.einsum("bc,bcs->bs", out, suit) / 8
+        own_suits = torch.einsum("bc,bcs->bs", hand, suit) / 8
+        led_suit = torch.einsum("bc,bcs->bs", lead, suit)
+        trick_points = (trick.sum(1) * self.points).sum(1, keepdim=True) / 30
+        return torch.cat([out, higher_out / 8, master, holder, takes, out_suits, own_suits, led_suit, trick_points], 1)
