@@ -13,6 +13,10 @@ as it is::
 (the shipped ``checkpoints/skat_exit.pt``; the config names the teacher, driver, opponents and cache, and
 ``--set pretrain.episodes=2000`` makes a quick trial of it).
 
+``--expert-init CKPT`` continues from an earlier expert (a DAgger round on new labels) and ``--features``
+lets the expert read :mod:`agents.skat_endgame_features` beside the observation
+(``configs/skat_exit_dagger.yaml`` has both commands).
+
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays.
 """
