@@ -25,28 +25,27 @@ from __future__ import annotations
 
 import torch
 
-from envs.skat.cards import EFF_SUIT, GRAND, NULL, NUM_CARDS, ORDER, POINTS, TRUMP
-from envs.skat.observation import GAME_TYPE, HAND, LEADER, PLAYED, RAMSCH, SKAT_PUT, SKAT_TAKEN, TRICK
+from envs.skat import observation as layout
+from envs.skat.cards import EFF_SUIT, GAME_NAMES, GRAND, NUM_CARDS, ORDER, POINTS, holding_card
 
-NUM_SUITS = 5
-NUM_FEATURES = 5 * NUM_CARDS + 3 * NUM_SUITS + 1
+NUM_FEATURES = 5 * NUM_CARDS + 3 * layout.NUM_EFFECTIVE_SUITS + 1
 
 
 def _tables() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per game type: higher[g, c, d] (d outranks c in c's suit), beats[g, c, w] (c played to a trick
-    held by w takes it), suit[g, c, s] (c's effective suit, one-hot)."""
-    higher = torch.zeros(6, NUM_CARDS, NUM_CARDS)
-    beats = torch.zeros(6, NUM_CARDS, NUM_CARDS)
-    suit = torch.zeros(6, NUM_CARDS, NUM_SUITS)
-    for g in range(6):
+    held by w takes it, by the rules core's ``holding_card``), suit[g, c, s] (c's effective suit, one-hot)."""
+    games = len(GAME_NAMES)
+    higher = torch.zeros(games, NUM_CARDS, NUM_CARDS)
+    beats = torch.zeros(games, NUM_CARDS, NUM_CARDS)
+    suit = torch.zeros(games, NUM_CARDS, layout.NUM_EFFECTIVE_SUITS)
+    for g in range(games):
         eff, order = EFF_SUIT[g], ORDER[g]
         for c in range(NUM_CARDS):
             suit[g, c, eff[c]] = 1.0
             for d in range(NUM_CARDS):
-                same = eff[c] == eff[d]
-                higher[g, c, d] = float(same and order[d] > order[c])
-                beats[g, c, d] = float((same and order[c] > order[d])
-                                       or (eff[c] == TRUMP and eff[d] != TRUMP and g != NULL))
+                if c != d:
+                    beats[g, c, d] = float(holding_card(eff, order, g, (d, c)) == 1)
+                    higher[g, c, d] = float(eff[d] == eff[c] and holding_card(eff, order, g, (c, d)) == 1)
     return higher, beats, suit
 
 
@@ -62,19 +61,22 @@ class EndgameFeatures(torch.nn.Module):
         self.register_buffer("points", torch.tensor(POINTS, dtype=torch.float32), persistent=False)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        planes = lambda offset, n=1: obs[:, offset : offset + n * NUM_CARDS].reshape(-1, n, NUM_CARDS)  # noqa: E731
-        hand = planes(HAND)[:, 0]
-        trick = planes(TRICK, 3)  # by relative seat
-        seen = hand + planes(PLAYED, 3).sum(1) + trick.sum(1) + planes(SKAT_PUT)[:, 0] + planes(SKAT_TAKEN)[:, 0]
+        def planes(offset: int, n: int = 1) -> torch.Tensor:  # (batch, n, 32)
+            return obs[:, offset : offset + n * NUM_CARDS].reshape(-1, n, NUM_CARDS)
+
+        hand = planes(layout.HAND)[:, 0]
+        trick = planes(layout.TRICK, 3)  # by relative seat
+        skat = planes(layout.SKAT_PUT)[:, 0] + planes(layout.SKAT_TAKEN)[:, 0]
+        seen = hand + planes(layout.PLAYED, 3).sum(1) + trick.sum(1) + skat
         out = (1.0 - seen).clamp(min=0.0)
-        game = obs[:, GAME_TYPE : GAME_TYPE + 6].clone()
-        game[:, GRAND] = torch.maximum(game[:, GRAND], obs[:, RAMSCH])
+        game = obs[:, layout.GAME_TYPE : layout.GAME_TYPE + len(GAME_NAMES)].clone()
+        game[:, GRAND] = torch.maximum(game[:, GRAND], obs[:, layout.RAMSCH])
         higher = torch.einsum("bg,gcd->bcd", game, self.higher)
         beats = torch.einsum("bg,gcd->bcd", game, self.beats)
         suit = torch.einsum("bg,gcs->bcs", game, self.suit)
         higher_out = torch.einsum("bcd,bd->bc", higher, out)
         master = hand * (higher_out == 0).float() * game.sum(1, keepdim=True)
-        leader = obs[:, LEADER : LEADER + 3]
+        leader = obs[:, layout.LEADER : layout.LEADER + 3]
         lead = torch.einsum("br,brc->bc", leader, trick)
         second = torch.einsum("br,brc->bc", leader.roll(1, dims=1), trick)  # the seat after the leader
         second_takes = torch.einsum("bc,bcd,bd->b", second, beats, lead)[:, None]

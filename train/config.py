@@ -339,13 +339,8 @@ def validate(cfg: TrainConfig) -> None:
             pre.teacher not in ("rule", "random") and not os.path.isfile(split_spec(pre.teacher)[0]))):
         searchers = "".join(f", {name}" for name in game.agent_specs)
         fail("pretrain.teacher", f"{pre.teacher!r} is neither rule, random{searchers} nor an existing checkpoint file")
-    if searcher:
-        try:
-            make_agent(pre.teacher, game=cfg.game)
-        except ValueError as e:
-            fail("pretrain.teacher", str(e))
-    elif pre.teacher not in ("", "rule", "random"):
-        _check_agent(pre.teacher, cfg.game, probe, "pretrain.teacher", fail)
+    if pre.teacher not in ("", "rule", "random"):
+        _check_agent(pre.teacher, cfg.game, probe, "pretrain.teacher", fail, search=True)
     if (problem := cache_problem(pre.cache)) is not None:
         fail("pretrain.cache", problem)
     if pre.driver and not os.path.isfile(pre.driver):
@@ -357,13 +352,8 @@ def validate(cfg: TrainConfig) -> None:
     if pre.opponents and not pre.teacher:
         fail("pretrain.opponents", "needs pretrain.teacher: the opponents play against its taught seats")
     for spec in pre.opponents:
-        if spec.partition(":")[0] in game.agent_specs:  # a search opponent: pimc:preset=endgame
-            try:
-                make_agent(spec, game=cfg.game)
-            except ValueError as e:
-                fail("pretrain.opponents", str(e))
-        elif spec not in ("self", "random", "rule"):
-            _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail)
+        if spec not in ("self", "random", "rule"):  # a search agent may sit there too: pimc:preset=endgame
+            _check_agent(spec, cfg.game, probe, "pretrain.opponents", fail, search=True)
     if pre.teach_only and not pre.driver:
         fail("pretrain.teach_only", "needs pretrain.driver: the driver labels the decisions the teacher does not")
     if pre.teach_only:
@@ -390,11 +380,18 @@ def validate(cfg: TrainConfig) -> None:
         fail("best_metric", f"must be an eval/ tag such as 'eval/mean_score_vs_rule', got {cfg.best_metric!r}")
 
 
-def _check_agent(spec: str, game: str, env: Any, key: str, fail: Any) -> None:
-    """A spec other than the baselines must be a loadable checkpoint of this game that fits the env."""
+def _check_agent(spec: str, game: str, env: Any, key: str, fail: Any, search: bool = False) -> None:
+    """A spec other than the baselines must be a loadable checkpoint of this game that fits the env, or
+    with ``search``, one of the game's own search agents with valid options (``pimc:preset=fast``)."""
     from agents import checkpoint
     from arena import env_shape
 
+    if search and spec.partition(":")[0] in describe(game).agent_specs:
+        try:
+            make_agent(spec, game=game)
+        except ValueError as e:
+            fail(key, str(e))
+        return
     path = split_spec(spec)[0]
     if not os.path.isfile(path):
         fail(key, f"{spec!r} is neither random, rule, self, snapshot nor an existing checkpoint file")
