@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from agents.networks import ACTIVATIONS, NETWORKS, build_network, mlp, run_layers
+from agents.sparse_relu import SparseReluForward
 
 
 class EndgameExpertNetwork(nn.Module):
@@ -66,6 +67,9 @@ class EndgameExpertNetwork(nn.Module):
             self.features = EndgameFeatures()
         self.expert = mlp(obs_size + (NUM_FEATURES if features else 0), hidden, num_actions, activation,
                           out_std=0.01)
+        # one row at a time (playing), the wide expert costs what its weights cost to read; most of its
+        # inputs and ReLU outputs are zero, so that path reads only their weight rows
+        self._sparse = SparseReluForward(self.expert) if activation == "relu" else None
         self.spec = {"kind": self.kind, "obs_size": int(obs_size), "num_actions": int(num_actions),
                      "hidden": [int(w) for w in hidden], "activation": activation,
                      "base": dict(base), "from_trick": int(from_trick), "anchor": float(anchor)}
@@ -84,6 +88,8 @@ class EndgameExpertNetwork(nn.Module):
     def expert_logits(self, obs: torch.Tensor) -> torch.Tensor:
         if self.features is not None:
             obs = torch.cat([obs, self.features(obs)], 1)
+        if self._sparse is not None and self._sparse.applies(obs):
+            return self._sparse(obs)
         return run_layers(self.expert, obs)
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:

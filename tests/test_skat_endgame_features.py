@@ -59,3 +59,15 @@ def test_features_match_the_trick_tables_at_every_card_play_decision():
         assert np.allclose(f[165:170], [sum(eff[c] == s for c in _bits(v.hand)) / 8 for s in range(5)])
         assert np.flatnonzero(f[170:175]).tolist() == ([eff[trick[0]]] if trick else [])
         assert np.isclose(f[175], sum(POINTS[c] for c in trick) / 30)
+
+
+def test_one_row_at_a_time_the_compiled_features_are_the_batched_ones_bit_for_bit():
+    rows = torch.from_numpy(np.stack(_play_observations(20, seed=8)))
+    noise = torch.rand(200, rows.shape[1], generator=torch.Generator().manual_seed(0)).round()
+    rows = torch.cat([rows, noise])  # and rows no deal has: several game types, cards seen twice...
+    features = EndgameFeatures()
+    batched = features(rows)  # autograd on: the torch path, whatever the batch
+    with torch.no_grad():
+        single = torch.cat([features(rows[i : i + 1]) for i in range(len(rows))])
+        assert torch.equal(features(rows[:5]), batched[:5])
+    assert torch.equal(single, batched)
