@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import ACTIVATIONS, NETWORKS, build_network, mlp, run_layers
-from agents.sparse_relu import SparseReluForward
+from agents.networks import ACTIVATIONS, NETWORKS, PolicyMLP, build_network, mlp, run_layers
+from agents.sparse_mlp import SparseInputMLP, playing_batch
 
 
 class EndgameExpertNetwork(nn.Module):
@@ -67,9 +68,11 @@ class EndgameExpertNetwork(nn.Module):
             self.features = EndgameFeatures()
         self.expert = mlp(obs_size + (NUM_FEATURES if features else 0), hidden, num_actions, activation,
                           out_std=0.01)
-        # one row at a time (playing), the wide expert costs what its weights cost to read; most of its
-        # inputs and ReLU outputs are zero, so that path reads only their weight rows
-        self._sparse = SparseReluForward(self.expert) if activation == "relu" else None
+        # one row at a time (playing), a network costs what its weights cost to read; most of the inputs
+        # and ReLU outputs are zero, so that path reads only their weight rows (agents/sparse_mlp.py)
+        self._sparse = SparseInputMLP(self.expert)
+        plain_base = isinstance(self.base, PolicyMLP) and type(self.base).policy_logits is PolicyMLP.policy_logits
+        self._base_sparse = SparseInputMLP(self.base.actor) if plain_base else None
         self.spec = {"kind": self.kind, "obs_size": int(obs_size), "num_actions": int(num_actions),
                      "hidden": [int(w) for w in hidden], "activation": activation,
                      "base": dict(base), "from_trick": int(from_trick), "anchor": float(anchor)}
@@ -85,27 +88,42 @@ class EndgameExpertNetwork(nn.Module):
         tricks_done = torch.round(obs[:, self._tricks_column] * 10)
         return (obs[:, self._play_column] > 0.5) & (tricks_done >= self.from_trick - 1)
 
+    def _late_rows(self, obs: torch.Tensor) -> np.ndarray:
+        """:meth:`late` as a numpy mask; a playing call (a few rows) reads the two columns in numpy, where
+        torch's per-call cost would be most of the decision's."""
+        if not playing_batch(obs):
+            return self.late(obs).cpu().numpy()
+        rows = obs.numpy()
+        tricks_done = np.round(rows[:, self._tricks_column] * np.float32(10))
+        return (rows[:, self._play_column] > 0.5) & (tricks_done >= self.from_trick - 1)
+
     def expert_logits(self, obs: torch.Tensor) -> torch.Tensor:
         if self.features is not None:
             obs = torch.cat([obs, self.features(obs)], 1)
-        if self._sparse is not None and self._sparse.applies(obs):
+        if self._sparse.applies(obs):
             return self._sparse(obs)
         return run_layers(self.expert, obs)
 
+    def base_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        if self._base_sparse is not None and self._base_sparse.applies(obs):
+            return self._base_sparse(obs)
+        return self.base.policy_logits(obs)
+
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
-        out = self.base.policy_logits(obs)
-        late = self.late(obs)
-        if not bool(late.any()):
+        out = self.base_logits(obs)
+        late = self._late_rows(obs)
+        if not late.any():
             return out
         # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
         product = torch.log_softmax(self.expert_logits(obs), 1) + self.anchor * torch.log_softmax(out, 1)
-        return product if bool(late.all()) else torch.where(late[:, None], product, out)
+        return product if late.all() else torch.where(torch.from_numpy(late)[:, None].to(out.device), product, out)
 
     def policy_spec(self) -> dict[str, Any]:
         return dict(self.spec)
 
     def policy_state_dict(self) -> dict[str, torch.Tensor]:
-        return {k: v.detach().clone() for k, v in self.state_dict().items()}
+        # contiguous: the weights that agents/sparse_mlp.py keeps by input are stored as any others
+        return {k: v.detach().clone(memory_format=torch.contiguous_format) for k, v in self.state_dict().items()}
 
 
 NETWORKS[EndgameExpertNetwork.kind] = EndgameExpertNetwork

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from numba import njit
 
-from agents.sparse_relu import playing_batch
+from agents.sparse_mlp import playing_batch
 from envs.skat import observation as layout
 from envs.skat.cards import EFF_SUIT, GAME_NAMES, GRAND, NUM_CARDS, ORDER, POINTS, holding_card
 
