@@ -94,6 +94,18 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
     assert bot.greedy
     assert evaluate_main(["--game", "skat", str(out), "--vs", "rule", "--deals", "2", "--workers", "1",
                           "--no-progress", "--out", str(tmp_path / "eval")]) == 0
+    # --score fits nothing and finds the fit's own held-out decisions and regret again (the same split)
+    capsys.readouterr()
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--score", str(out)]) == 0
+    scored = capsys.readouterr().out
+    fitted = meta["expert"]
+    assert (f"{out}: regret_base={fitted['expert/regret_base']:.4g} regret_expert={fitted['expert/regret_expert']:.4g}"
+            f" regret_played={fitted['expert/regret_played']:.4g} test_decisions={fitted['expert/test_decisions']:.4g}"
+            in scored) and "wrote" not in scored
+    for flags, reason in ((["--score", SHIPPED], "not an endgame-expert checkpoint"),
+                          (["--score", str(out), "--min-deal", "999"], "no held-out decisions from deal 999")):
+        assert expert_main([*common, "pretrain.soft_temperature=2", *flags]) == 2
+        assert reason in capsys.readouterr().err
     # a DAgger round continues from that expert: at a tiny learning rate it barely moves
     again = tmp_path / "again.pt"
     assert expert_main([*common, "pretrain.soft_temperature=2", "--expert-init", str(out), "--learning-rate", "1e-9",

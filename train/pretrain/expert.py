@@ -18,7 +18,9 @@ lets the expert read :mod:`agents.skat_endgame_features` beside the observation
 (``configs/skat_exit_dagger.yaml`` has both commands).
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
-decision) of the base, the expert alone and the product that plays.
+decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
+prints that regret for expert checkpoints on the same held-out decisions (``--min-deal N``: only deals a
+fit on N episodes never saw), so experts fitted on different labels compare on one set.
 """
 
 from __future__ import annotations
@@ -79,6 +81,41 @@ def regret(logits: torch.Tensor, mask: torch.Tensor, values: torch.Tensor) -> fl
     return float((filled.max(1).values - chosen.clamp(min=-1e8)).mean())
 
 
+def held_out(data: dict[str, np.ndarray], rows: np.ndarray, holdout: float, rng: np.random.Generator) -> np.ndarray:
+    """Which of ``rows`` belong to held-out deals: a ``holdout`` share of their deals, drawn with ``rng``
+    (the fit's generator, seeded ``[seed, 4243]``: :func:`score_experts` draws the same deals)."""
+    deals = data["deal"][rows] if "deal" in data else np.arange(len(rows))
+    unique = np.unique(deals)
+    held = rng.permutation(unique)[: max(1, int(len(unique) * holdout))] if holdout > 0 and len(unique) > 1 else []
+    return np.isin(deals, held)
+
+
+def score_experts(paths: list[str], data: dict[str, np.ndarray], holdout: float, seed: int, min_deal: int = 0
+                  ) -> list[dict[str, float]]:
+    """Held-out regret of endgame-expert checkpoints on the decisions a fit on ``data`` would hold out (the
+    same split for every checkpoint), from deal ``min_deal`` on: deals a fit on fewer episodes never saw."""
+    scores = []
+    for path in paths:
+        loaded = checkpoint.load(path, game="skat")
+        if loaded["metadata"]["network"].get("kind") != EndgameExpertNetwork.kind:
+            raise ValueError(f"--score: {path} is not an endgame-expert checkpoint")
+        network = checkpoint.load_policy_network(loaded, path).eval()
+        rows = searched_rows(data, network)
+        test = rows[held_out(data, rows, holdout, np.random.default_rng([seed, 4243]))]
+        if "deal" in data:
+            test = test[data["deal"][test] >= min_deal]
+        if not len(test):
+            raise ValueError(f"--score: no held-out decisions from deal {min_deal} on")
+        obs, mask = torch.from_numpy(data["obs"][test]), torch.from_numpy(data["mask"][test]).bool()
+        values = torch.from_numpy(data["values"][test])
+        with torch.no_grad():
+            scores.append({"expert/regret_base": regret(network.base.policy_logits(obs), mask, values),
+                           "expert/regret_expert": regret(network.expert_logits(obs), mask, values),
+                           "expert/regret_played": regret(network.policy_logits(obs), mask, values),
+                           "expert/test_decisions": float(len(test))})
+    return scores
+
+
 def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
                        anchor: float, temperature: float, epochs: int, batch_size: int, learning_rate: float,
                        holdout: float, seed: int, progress: bool = True,
@@ -101,10 +138,7 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     sub = {k: data[k][rows] for k in ("obs", "mask", "action", "values")}
     target, _ = soft_targets(sub, temperature, ties_to_label=False)  # every searched row is valued
     rng = np.random.default_rng([seed, 4243])
-    deals = data["deal"][rows] if "deal" in data else np.arange(len(rows))
-    unique = np.unique(deals)
-    held = rng.permutation(unique)[: max(1, int(len(unique) * holdout))] if holdout > 0 and len(unique) > 1 else []
-    is_test = np.isin(deals, held)
+    is_test = held_out(data, rows, holdout, rng)
     train, test = np.flatnonzero(~is_test), np.flatnonzero(is_test)
     obs, mask = torch.from_numpy(sub["obs"]), torch.from_numpy(sub["mask"]).bool()
     values = torch.from_numpy(sub["values"])
@@ -164,8 +198,16 @@ def main(argv: list[str] | None = None) -> int:
                         "round), e.g. checkpoints/skat_exit.pt; default: a fresh expert")
     parser.add_argument("--epochs", type=int, default=7)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--out", required=True, help="where to write the playing checkpoint (.pt)")
+    parser.add_argument("--out", help="where to write the playing checkpoint (.pt)")
+    parser.add_argument("--score", action="extend", nargs="+", default=[], metavar="CKPT",
+                        help="fit nothing: print these endgame-expert checkpoints' regret on the held-out decisions "
+                        "a fit on these labels would keep aside")
+    parser.add_argument("--min-deal", type=int, default=0,
+                        help="with --score, only held-out deals numbered this and up (those a fit on that many "
+                        "episodes never saw)")
     args = parser.parse_args(argv)
+    if not args.out and not args.score:
+        parser.error("--out is required (or --score CKPT to score checkpoints)")
     overrides = list(args.overrides) + ([f"pretrain.episodes={args.episodes}"] if args.episodes else [])
     try:
         hidden = [int(w) for w in args.hidden.split(",")]
@@ -179,6 +221,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("pretrain.soft_temperature: must be > 0 here (the expert learns the move values)")
         data = teacher_data(cfg.game, cfg.env_options, pre, cfg.seed, cfg.num_workers,
                             getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
+        if args.score:
+            for path, scores in zip(args.score, score_experts(args.score, data, pre.holdout, cfg.seed,
+                                                              args.min_deal), strict=True):
+                print(f"{path}: " + " ".join(f"{k.removeprefix('expert/')}={v:.4g}" for k, v in scores.items()))
+            return 0
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
                                               cfg.progress, warm_start, args.features)
