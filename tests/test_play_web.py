@@ -56,7 +56,7 @@ def test_setup_lists_games_variants_options_and_server_side_opponents(server):
 @pytest.mark.parametrize("game, options, seats, fitting", [
     ("skat", {}, 3, {"random", "rule", "pimc", "checkpoint:skat_ppo.pt", "checkpoint:skat_ppo_bc.pt",
                      "checkpoint:skat_ppo_rule.pt", "checkpoint:skat_nfsp.pt", "checkpoint:skat_dmc.pt",
-                     "checkpoint:skat_exit.pt"}),
+                     "checkpoint:skat_exit.pt", "checkpoint:skat_exit_dagger.pt"}),
     ("skat", {"variant": "four_player"}, 4, {"random", "rule"}),
     ("skat", {"variant": "strohmann"}, 2, {"random", "rule"}),
     # search plays every Thirty-One table (the rule agent's move where its world sampler does not reach)
