@@ -49,7 +49,7 @@ def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) ->
     if "values" not in data:
         raise ValueError("the labels carry no move values: set pretrain.soft_temperature > 0 and a search teacher")
     valued = (~np.isnan(data["values"])).sum(1) > 1
-    late = network.late(torch.from_numpy(data["obs"])).numpy()
+    late = network.late(torch.from_numpy(data["obs"]))
     rows = np.flatnonzero(valued & late)
     if not len(rows):
         raise ValueError(f"no searched decisions from trick {network.from_trick} on: does the teacher search "
@@ -108,12 +108,18 @@ def score_experts(paths: list[str], data: dict[str, np.ndarray], holdout: float,
             raise ValueError(f"--score: no held-out decisions from deal {min_deal} on")
         obs, mask = torch.from_numpy(data["obs"][test]), torch.from_numpy(data["mask"][test]).bool()
         values = torch.from_numpy(data["values"][test])
-        with torch.no_grad():
-            scores.append({"expert/regret_base": regret(network.base.policy_logits(obs), mask, values),
-                           "expert/regret_expert": regret(network.expert_logits(obs), mask, values),
-                           "expert/regret_played": regret(network.policy_logits(obs), mask, values),
-                           "expert/test_decisions": float(len(test))})
+        scores.append(held_out_regret(network, obs, mask, values))
     return scores
+
+
+def held_out_regret(network: EndgameExpertNetwork, obs: torch.Tensor, mask: torch.Tensor, values: torch.Tensor
+                    ) -> dict[str, float]:
+    """The regret of the base, the expert alone and the product that plays, on held-out decisions."""
+    with torch.no_grad():
+        return {"expert/regret_base": regret(network.base.policy_logits(obs), mask, values),
+                "expert/regret_expert": regret(network.expert_logits(obs), mask, values),
+                "expert/regret_played": regret(network.policy_logits(obs), mask, values),
+                "expert/test_decisions": float(len(obs))}
 
 
 def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
@@ -169,12 +175,7 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     network.eval()
     metrics.update({"expert/searched_decisions": float(len(rows)), "expert/train_decisions": float(len(train))})
     if len(test):
-        with torch.no_grad():
-            o, m, v = obs[test], mask[test], values[test]
-            metrics.update({"expert/regret_base": regret(network.base.policy_logits(o), m, v),
-                            "expert/regret_expert": regret(network.expert_logits(o), m, v),
-                            "expert/regret_played": regret(network.policy_logits(o), m, v),
-                            "expert/test_decisions": float(len(test))})
+        metrics.update(held_out_regret(network, obs[test], mask[test], values[test]))
     return network, metrics
 
 
