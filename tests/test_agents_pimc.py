@@ -146,6 +146,10 @@ def test_base_and_from_trick_errors() -> None:
     assert agents.make("pimc", game="skat").options.base == "rule"
     endgame = agents.make("pimc:preset=endgame,from_trick=7", game="skat").options
     assert endgame.base.endswith("skat_ppo.pt") and endgame.from_trick == 7 and endgame.worlds == 8
+    expert = agents.make("pimc:preset=expert", game="skat").options
+    assert expert.base.endswith("skat_exit_dagger.pt") and expert.from_trick == 7 and expert.worlds == 8
+    with pytest.raises(ValueError, match="'expert'"):
+        agents.make("pimc:preset=strong", game="skat")
     with pytest.raises(ValueError, match="from_trick=0"):
         agents.make("pimc:from_trick=0", game="skat")
     with pytest.raises(ValueError, match="from_trick=11"):

@@ -4,6 +4,7 @@
     agents.make("pimc:worlds=24,question=exact", game="skat")       # options in the spec string
     agents.make("pimc", game="skat", seed=1, preset="fast")         # a quick training opponent
     agents.make("pimc:preset=endgame", game="skat")                 # the PPO network, searching its last five tricks
+    agents.make("pimc:preset=expert", game="skat")                  # skat_exit_dagger.pt, searching its last four
     python -m train.evaluate pimc --vs rule --game skat --deals 100
 
 It decides from the observation alone (``envs.skat.observation.decode``): its hand, the cards each

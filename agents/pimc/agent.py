@@ -21,6 +21,8 @@ from envs.skat.solver import Position, SearchAborted, Solver
 
 # preset=endgame: the shipped PPO network decides, the search takes over card play in the last five tricks
 SHIPPED_PPO = Path(__file__).resolve().parents[2] / "checkpoints" / "skat_ppo.pt"
+# preset=expert: the strongest shipped network (learned endgame), the search in its last four tricks only
+SHIPPED_EXPERT = SHIPPED_PPO.with_name("skat_exit_dagger.pt")
 _AUCTION, _SKAT, _DISCARD, _DECLARE, _KONTRA, _RE, _PLAY = range(7)
 _MAX_MEMORY = 4096
 GRADE_POINTS = (30, 45, 75, 95)  # a card-point total in each outcome class of (31, 61, 90)
@@ -29,7 +31,8 @@ GRADE_POINTS = (30, 45, 75, 95)  # a card-point total in each outcome class of (
 @dataclass
 class PIMCOptions:
     """Options (spec string ``pimc:worlds=16,question=exact``; ``preset=fast`` for a training opponent,
-    ``preset=endgame`` for the shipped PPO network with this search in its last five tricks)."""
+    ``preset=endgame`` for the shipped PPO network with this search in its last five tricks,
+    ``preset=expert`` for ``checkpoints/skat_exit_dagger.pt`` with it in its last four)."""
 
     worlds: int = 16  # worlds sampled per card-play decision (at most)
     budget: int = 1_500_000  # solver nodes per card-play decision: fewer worlds when it is spent (min. 4)
@@ -63,8 +66,10 @@ class PIMCOptions:
             base = {"worlds": 6, "budget": 250_000, "world_limit": 100_000, "question": "win", "auction": "rule"}
         elif preset == "endgame":
             base = {"base": str(SHIPPED_PPO), "from_trick": 6, "worlds": 8}
+        elif preset == "expert":
+            base = {"base": str(SHIPPED_EXPERT), "from_trick": 7, "worlds": 8}
         elif preset not in (None, "default"):
-            raise ValueError(f"unknown pimc preset {preset!r}; expected 'default', 'fast' or 'endgame'")
+            raise ValueError(f"unknown pimc preset {preset!r}; expected 'default', 'fast', 'endgame' or 'expert'")
         known = {f.name: f for f in fields(cls)}
         for key, val in opts.items():
             if key not in known:
