@@ -23,6 +23,13 @@ from envs.skat.solver import Position, SearchAborted, Solver
 SHIPPED_PPO = Path(__file__).resolve().parents[2] / "checkpoints" / "skat_ppo.pt"
 # preset=expert: the strongest shipped network (learned endgame), the search in its last four tricks only
 SHIPPED_EXPERT = SHIPPED_PPO.with_name("skat_exit_dagger.pt")
+# the option values each ``preset=`` name stands for (options given beside it override them)
+PRESETS: dict[str, dict] = {
+    "default": {},
+    "fast": {"worlds": 6, "budget": 250_000, "world_limit": 100_000, "question": "win", "auction": "rule"},
+    "endgame": {"base": str(SHIPPED_PPO), "from_trick": 6, "worlds": 8},
+    "expert": {"base": str(SHIPPED_EXPERT), "from_trick": 7, "worlds": 8},
+}
 _AUCTION, _SKAT, _DISCARD, _DECLARE, _KONTRA, _RE, _PLAY = range(7)
 _MAX_MEMORY = 4096
 GRADE_POINTS = (30, 45, 75, 95)  # a card-point total in each outcome class of (31, 61, 90)
@@ -61,15 +68,9 @@ class PIMCOptions:
                 opts[key] = val.strip()
         opts.update(overrides)
         preset = opts.pop("preset", None)
-        base = {}
-        if preset == "fast":
-            base = {"worlds": 6, "budget": 250_000, "world_limit": 100_000, "question": "win", "auction": "rule"}
-        elif preset == "endgame":
-            base = {"base": str(SHIPPED_PPO), "from_trick": 6, "worlds": 8}
-        elif preset == "expert":
-            base = {"base": str(SHIPPED_EXPERT), "from_trick": 7, "worlds": 8}
-        elif preset not in (None, "default"):
-            raise ValueError(f"unknown pimc preset {preset!r}; expected 'default', 'fast', 'endgame' or 'expert'")
+        if preset not in (None, *PRESETS):
+            raise ValueError(f"unknown pimc preset {preset!r}; expected one of {', '.join(map(repr, PRESETS))}")
+        base = dict(PRESETS.get(preset, {}))
         known = {f.name: f for f in fields(cls)}
         for key, val in opts.items():
             if key not in known:
