@@ -54,8 +54,6 @@ class EndgameExpertNetwork(nn.Module):
             raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
         if not isinstance(base, dict):
             raise ValueError("an endgame expert needs its base network's spec (base=...)")
-        if not 1 <= int(from_trick) <= 10:
-            raise ValueError(f"from_trick must be in 1..10, got {from_trick}")
         if not float(anchor) >= 0:
             raise ValueError(f"anchor must be >= 0, got {anchor}")
         self.base = build_network(base)
@@ -81,7 +79,15 @@ class EndgameExpertNetwork(nn.Module):
         self.plays_greedy = bool(getattr(self.base, "plays_greedy", False))
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
-        self.from_trick, self.anchor = int(from_trick), float(anchor)
+        self.anchor = float(anchor)
+        self.play_from(from_trick)
+
+    def play_from(self, trick: int) -> None:
+        """Let the expert play from ``trick`` (1..10) on, which may be earlier than the trick its labels start
+        at (``python -m train.pretrain.expert --play-from-trick``; README "Search agents", ninth round)."""
+        if not 1 <= int(trick) <= 10:
+            raise ValueError(f"from_trick must be in 1..10, got {trick}")
+        self.from_trick = self.spec["from_trick"] = int(trick)
 
     def late(self, obs: torch.Tensor) -> np.ndarray:
         """Rows that are card play at trick ``from_trick`` or later (what the expert decides), as a numpy

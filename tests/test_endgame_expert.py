@@ -73,6 +73,12 @@ def test_bad_specs_are_refused_with_the_reason():
         EndgameExpertNetwork(OBSERVATION_SIZE, 162, [8], base=spec, anchor=-1)
     with pytest.raises(ValueError, match="base network's spec"):
         EndgameExpertNetwork(OBSERVATION_SIZE, 162, [8])
+    net = _network(from_trick=5)
+    with pytest.raises(ValueError, match="from_trick must be in 1..10"):
+        net.play_from(0)
+    net.play_from(3)  # the expert now joins at trick 3, as the spec a checkpoint stores says
+    assert net.policy_spec()["from_trick"] == 3
+    assert net.late(_rows(PLAY, 2)).all() and not net.late(_rows(PLAY, 1)).any()
 
 
 def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
@@ -120,6 +126,24 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
         assert expert_main([*common, "pretrain.soft_temperature=2", "--expert-init", wrong,
                             "--out", str(tmp_path / "y.pt"), *flags]) == 2
         assert reason in capsys.readouterr().err
+    # --play-from-trick: fitted from trick 8, playing from trick 3; --rewrite does the same to a written file
+    early = tmp_path / "early.pt"
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--play-from-trick", "3", "--out", str(early)]) == 0
+    assert load_checkpoint(early)["metadata"]["network"]["from_trick"] == 3
+    rewritten = tmp_path / "rewritten.pt"
+    assert expert_main(["--rewrite", str(out), "--play-from-trick", "2", "--out", str(rewritten)]) == 0
+    copy = load_checkpoint(rewritten)
+    assert copy["metadata"]["network"] == {**meta["network"], "from_trick": 2}
+    assert copy["metadata"]["rewritten_from"] == str(out) and copy["metadata"]["expert"] == meta["expert"]
+    assert all(torch.equal(copy["policy"][k], v) for k, v in data["policy"].items())
+    assert agents.load(rewritten, game="skat").greedy
+    for flags, reason in ((["--rewrite", SHIPPED, "--play-from-trick", "2"], "holds no endgame expert"),
+                          (["--rewrite", str(out), "--play-from-trick", "11"], "from_trick must be in 1..10")):
+        assert expert_main([*flags, "--out", str(tmp_path / "z.pt")]) == 2
+        assert reason in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        expert_main(["--rewrite", str(out), "--out", str(tmp_path / "z.pt")])
+    assert "--rewrite needs --play-from-trick" in capsys.readouterr().err
     # labels without move values cannot teach an expert
     assert expert_main([*common, "pretrain.soft_temperature=0", "--out", str(tmp_path / "x.pt")]) == 2
     assert "soft_temperature: must be > 0" in capsys.readouterr().err

@@ -15,7 +15,9 @@ as it is::
 
 ``--expert-init CKPT`` continues from an earlier expert (a DAgger round on new labels) and ``--features``
 lets the expert read :mod:`agents.skat_endgame_features` beside the observation
-(``configs/skat_exit_dagger.yaml`` has both commands).
+(``configs/skat_exit_dagger.yaml`` has both commands). ``--play-from-trick K`` lets the written expert play
+from trick K on although fitted from ``--from-trick``; ``--rewrite CKPT --play-from-trick K --out X`` does
+that to a written expert without labels or fitting.
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
@@ -179,9 +181,28 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     return network, metrics
 
 
+def rewrite(source: str, play_from_trick: int, out: str) -> int:
+    """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, playing from another trick."""
+    try:
+        data = checkpoint.load(source, game="skat")
+        network = checkpoint.load_policy_network(data, source)
+        if not isinstance(network, EndgameExpertNetwork):
+            raise ValueError(f"{source} holds no endgame expert (its network is "
+                             f"{data['metadata']['network'].get('kind')!r})")
+        network.play_from(play_from_trick)
+    except (CheckpointError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    meta = {k: v for k, v in data["metadata"].items() if k not in ("network", "created", "project_version", "eval")}
+    meta = checkpoint.make_metadata(**{**meta, "network": network.policy_spec(), "rewritten_from": source,
+                                       "run_name": Path(out).stem})
+    print(f"wrote {checkpoint.save(out, meta, network.policy_state_dict(), data['config'])}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.pretrain.expert", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--init", required=True,
+    parser.add_argument("--init",
                         help="the base checkpoint (a Skat policy), e.g. checkpoints/skat_ppo.pt")
     parser.add_argument("--config", help="a training config naming the labelled deals (default: the --init "
                         "checkpoint's own config), e.g. configs/skat_exit_expert.yaml")
@@ -193,6 +214,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the expert also reads agents.skat_endgame_features (unseen and master cards, the "
                         "card holding the trick...)")
     parser.add_argument("--from-trick", type=int, default=5, help="the expert plays from this trick on (default 5)")
+    parser.add_argument("--play-from-trick", type=int,
+                        help="the written expert plays from this trick on (default: --from-trick), though fitted "
+                        "on the decisions from --from-trick on")
+    parser.add_argument("--rewrite", metavar="CKPT",
+                        help="label and fit nothing: write this endgame-expert checkpoint again with "
+                        "--play-from-trick (--init not needed)")
     parser.add_argument("--anchor", type=float, default=0.5,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
     parser.add_argument("--expert-init", help="continue from this endgame-expert checkpoint's expert (a DAgger "
@@ -209,6 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.out and not args.score:
         parser.error("--out is required (or --score CKPT to score checkpoints)")
+    if args.rewrite:
+        if not args.play_from_trick:
+            parser.error("--rewrite needs --play-from-trick")
+        return rewrite(args.rewrite, args.play_from_trick, args.out)
+    if not args.init:
+        parser.error("--init is required (the base checkpoint, e.g. checkpoints/skat_ppo.pt)")
     overrides = list(args.overrides) + ([f"pretrain.episodes={args.episodes}"] if args.episodes else [])
     try:
         hidden = [int(w) for w in args.hidden.split(",")]
@@ -230,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
                                               cfg.progress, warm_start, args.features)
+        if args.play_from_trick:
+            network.play_from(args.play_from_trick)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
