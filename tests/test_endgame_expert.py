@@ -143,7 +143,7 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
         assert reason in capsys.readouterr().err
     with pytest.raises(SystemExit):
         expert_main(["--rewrite", str(out), "--out", str(tmp_path / "z.pt")])
-    assert "--rewrite needs --play-from-trick" in capsys.readouterr().err
+    assert "--rewrite needs --play-from-trick and --out" in capsys.readouterr().err
     # labels without move values cannot teach an expert
     assert expert_main([*common, "pretrain.soft_temperature=0", "--out", str(tmp_path / "x.pt")]) == 2
     assert "soft_temperature: must be > 0" in capsys.readouterr().err

@@ -181,6 +181,12 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     return network, metrics
 
 
+def written_metadata(source: dict[str, Any], network: EndgameExpertNetwork, out: str, **extra: Any) -> dict[str, Any]:
+    """A written expert's metadata: ``source``'s (the base's, or the rewritten file's), renewed for ``network``."""
+    kept = {k: v for k, v in source.items() if k not in ("network", "created", "project_version", "eval")}
+    return checkpoint.make_metadata(**{**kept, "network": network.policy_spec(), **extra, "run_name": Path(out).stem})
+
+
 def rewrite(source: str, play_from_trick: int, out: str) -> int:
     """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, playing from another trick."""
     try:
@@ -193,9 +199,7 @@ def rewrite(source: str, play_from_trick: int, out: str) -> int:
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    meta = {k: v for k, v in data["metadata"].items() if k not in ("network", "created", "project_version", "eval")}
-    meta = checkpoint.make_metadata(**{**meta, "network": network.policy_spec(), "rewritten_from": source,
-                                       "run_name": Path(out).stem})
+    meta = written_metadata(data["metadata"], network, out, rewritten_from=source)
     print(f"wrote {checkpoint.save(out, meta, network.policy_state_dict(), data['config'])}")
     return 0
 
@@ -213,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--features", action="store_true",
                         help="the expert also reads agents.skat_endgame_features (unseen and master cards, the "
                         "card holding the trick...)")
-    parser.add_argument("--from-trick", type=int, default=5, help="the expert plays from this trick on (default 5)")
+    parser.add_argument("--from-trick", type=int, default=5,
+                        help="the expert is fitted on the card play from this trick on, and plays from it unless "
+                        "--play-from-trick says otherwise (default 5)")
     parser.add_argument("--play-from-trick", type=int,
                         help="the written expert plays from this trick on (default: --from-trick), though fitted "
                         "on the decisions from --from-trick on")
@@ -237,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out and not args.score:
         parser.error("--out is required (or --score CKPT to score checkpoints)")
     if args.rewrite:
-        if not args.play_from_trick:
-            parser.error("--rewrite needs --play-from-trick")
+        if args.play_from_trick is None or not args.out:
+            parser.error("--rewrite needs --play-from-trick and --out")
         return rewrite(args.rewrite, args.play_from_trick, args.out)
     if not args.init:
         parser.error("--init is required (the base checkpoint, e.g. checkpoints/skat_ppo.pt)")
@@ -263,15 +269,13 @@ def main(argv: list[str] | None = None) -> int:
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
                                               cfg.progress, warm_start, args.features)
-        if args.play_from_trick:
+        if args.play_from_trick is not None:
             network.play_from(args.play_from_trick)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    meta = {k: v for k, v in base["metadata"].items() if k not in ("network", "created", "project_version", "eval")}
-    meta = checkpoint.make_metadata(**{**meta, "network": network.policy_spec(), "expert": metrics, "greedy": True,
-                                       "base": args.init, "expert_init": args.expert_init or "",
-                                       "run_name": Path(args.out).stem})
+    meta = written_metadata(base["metadata"], network, args.out, expert=metrics, greedy=True, base=args.init,
+                            expert_init=args.expert_init or "")
     path = checkpoint.save(args.out, meta, network.policy_state_dict(), cfg.to_dict())
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")
