@@ -24,6 +24,7 @@ cards, the card holding the trick...) beside the observation; the base reads the
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,8 +43,9 @@ class EndgameExpertNetwork(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "relu",
                  base: dict[str, Any] | None = None, from_trick: int = 5, anchor: float = 0.5,
-                 features: bool = False) -> None:
+                 features: bool = False, pass_bias: float = 0.0) -> None:
         super().__init__()
+        from envs.skat.actions import PASS
         from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
         from envs.skat.rules import PLAY
 
@@ -80,7 +82,9 @@ class EndgameExpertNetwork(nn.Module):
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
         self.anchor = float(anchor)
+        self._pass_action = PASS
         self.play_from(from_trick)
+        self.set_pass_bias(pass_bias)
 
     def play_from(self, trick: int) -> None:
         """Let the expert play from ``trick`` (1..10) on, which may be earlier than the trick its labels start
@@ -88,6 +92,18 @@ class EndgameExpertNetwork(nn.Module):
         if not 1 <= int(trick) <= 10:
             raise ValueError(f"from_trick must be in 1..10, got {trick}")
         self.from_trick = self.spec["from_trick"] = int(trick)
+
+    def set_pass_bias(self, bias: float) -> None:
+        """Add ``bias`` to the base's logit of passing in the auction (``--pass-bias``; README "Search agents",
+        tenth round). The base learnt its bids against defenders that lose more games than strong ones do;
+        against a strong defence its marginal bids lose points, and a positive bias drops the most marginal."""
+        if not math.isfinite(float(bias)):
+            raise ValueError(f"pass_bias must be a finite number, got {bias}")
+        self.pass_bias = float(bias)
+        if self.pass_bias:
+            self.spec["pass_bias"] = self.pass_bias
+        else:  # absent when zero, as in the files written before it existed
+            self.spec.pop("pass_bias", None)
 
     def late(self, obs: torch.Tensor) -> np.ndarray:
         """Rows that are card play at trick ``from_trick`` or later (what the expert decides), as a numpy
@@ -105,8 +121,13 @@ class EndgameExpertNetwork(nn.Module):
 
     def base_logits(self, obs: torch.Tensor) -> torch.Tensor:
         if self._base_sparse is not None and self._base_sparse.applies(obs):
-            return self._base_sparse(obs)
-        return self.base.policy_logits(obs)
+            out = self._base_sparse(obs)
+        else:
+            out = self.base.policy_logits(obs)
+        if self.pass_bias:  # passing is legal only in the auction, so the card play's argmax is untouched
+            out = out.clone()
+            out[:, self._pass_action] += self.pass_bias
+        return out
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
         out = self.base_logits(obs)

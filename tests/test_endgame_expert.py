@@ -143,7 +143,16 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
         assert reason in capsys.readouterr().err
     with pytest.raises(SystemExit):
         expert_main(["--rewrite", str(out), "--out", str(tmp_path / "z.pt")])
-    assert "--rewrite needs --play-from-trick and --out" in capsys.readouterr().err
+    assert "--rewrite needs --out and --play-from-trick or --pass-bias" in capsys.readouterr().err
+    # --pass-bias: the same weights, a spec that says so; nan is refused with the reason
+    cautious = tmp_path / "cautious.pt"
+    assert expert_main(["--rewrite", str(out), "--pass-bias", "3", "--out", str(cautious)]) == 0
+    copy = load_checkpoint(cautious)
+    assert copy["metadata"]["network"] == {**meta["network"], "pass_bias": 3.0}
+    assert all(torch.equal(copy["policy"][k], v) for k, v in data["policy"].items())
+    assert agents.load(cautious, game="skat").network.pass_bias == 3.0
+    assert expert_main(["--rewrite", str(out), "--pass-bias", "nan", "--out", str(tmp_path / "z.pt")]) == 2
+    assert "pass_bias must be a finite number" in capsys.readouterr().err
     # labels without move values cannot teach an expert
     assert expert_main([*common, "pretrain.soft_temperature=0", "--out", str(tmp_path / "x.pt")]) == 2
     assert "soft_temperature: must be > 0" in capsys.readouterr().err
@@ -175,3 +184,47 @@ def test_searched_rows_name_a_teacher_that_searched_elsewhere():
         searched_rows({"obs": obs, "values": values}, net)
     with pytest.raises(ValueError, match="no move values"):
         searched_rows({"obs": obs}, net)
+
+
+def test_the_pass_bias_moves_only_the_pass_logit_and_a_large_one_always_passes():
+    from agents.neural import NeuralAgent
+    from envs import skat_v0
+    from envs.skat.actions import PASS
+
+    net = _network()
+    obs = torch.cat([_rows(AUCTION, 0), _rows(PLAY, 2), _rows(PLAY, 6)])
+    with torch.no_grad():
+        before = net.policy_logits(obs)
+        net.set_pass_bias(2.5)
+        after = net.policy_logits(obs)
+    shift = after - before
+    assert torch.allclose(shift[:8, PASS], torch.full((8,), 2.5))  # the base decides these rows
+    others = torch.ones(shift.shape[1], dtype=torch.bool)
+    others[PASS] = False
+    assert torch.allclose(shift[:8][:, others], torch.zeros(1), atol=1e-6)
+    late = after[8:].clone()
+    late[:, PASS] = before[8:, PASS]  # the product's log-softmax moves every card by one constant per row
+    assert torch.equal(late.argmax(1), before[8:].argmax(1))
+    assert net.policy_spec()["pass_bias"] == 2.5
+    net.set_pass_bias(0)
+    assert "pass_bias" not in net.policy_spec()  # as the files written before it existed
+    with pytest.raises(ValueError, match="pass_bias must be a finite number"):
+        net.set_pass_bias(float("inf"))
+    # a very large bias: the network passes whenever the auction lets it
+    net.set_pass_bias(1e4)
+    bot = NeuralAgent(net, "skat", greedy=True)
+    env = skat_v0.env()
+    passes = 0
+    for deal in range(3):
+        env.reset(seed=deal)
+        for _ in env.agent_iter():
+            ob, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = bot.act(ob)
+            if ob["action_mask"][PASS]:
+                assert action == PASS
+                passes += 1
+            env.step(action)
+    assert passes >= 6

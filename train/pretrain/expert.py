@@ -16,8 +16,9 @@ as it is::
 ``--expert-init CKPT`` continues from an earlier expert (a DAgger round on new labels) and ``--features``
 lets the expert read :mod:`agents.skat_endgame_features` beside the observation
 (``configs/skat_exit_dagger.yaml`` has both commands). ``--play-from-trick K`` lets the written expert play
-from trick K on although fitted from ``--from-trick``; ``--rewrite CKPT --play-from-trick K --out X`` does
-that to a written expert without labels or fitting.
+from trick K on although fitted from ``--from-trick``, and ``--pass-bias B`` adds B to the base's logit of
+passing in the auction (a positive B bids less). ``--rewrite CKPT --play-from-trick K --pass-bias B --out X``
+does either or both to a written expert without labels or fitting.
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
@@ -187,15 +188,19 @@ def written_metadata(source: dict[str, Any], network: EndgameExpertNetwork, out:
     return checkpoint.make_metadata(**{**kept, "network": network.policy_spec(), **extra, "run_name": Path(out).stem})
 
 
-def rewrite(source: str, play_from_trick: int, out: str) -> int:
-    """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, playing from another trick."""
+def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias: float | None = None) -> int:
+    """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, its expert playing from
+    another trick and/or its base's pass logit shifted; the weights are copied as they are."""
     try:
         data = checkpoint.load(source, game="skat")
         network = checkpoint.load_policy_network(data, source)
         if not isinstance(network, EndgameExpertNetwork):
             raise ValueError(f"{source} holds no endgame expert (its network is "
                              f"{data['metadata']['network'].get('kind')!r})")
-        network.play_from(play_from_trick)
+        if play_from_trick is not None:
+            network.play_from(play_from_trick)
+        if pass_bias is not None:
+            network.set_pass_bias(pass_bias)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -223,9 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play-from-trick", type=int,
                         help="the written expert plays from this trick on (default: --from-trick), though fitted "
                         "on the decisions from --from-trick on")
+    parser.add_argument("--pass-bias", type=float,
+                        help="add this to the base's logit of passing in the auction: a positive value bids "
+                        "less (default 0: the base bids as it learnt; README \"Search agents\", tenth round)")
     parser.add_argument("--rewrite", metavar="CKPT",
                         help="label and fit nothing: write this endgame-expert checkpoint again with "
-                        "--play-from-trick (--init not needed)")
+                        "--play-from-trick and/or --pass-bias (--init not needed)")
     parser.add_argument("--anchor", type=float, default=0.5,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
     parser.add_argument("--expert-init", help="continue from this endgame-expert checkpoint's expert (a DAgger "
@@ -243,9 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out and not args.score:
         parser.error("--out is required (or --score CKPT to score checkpoints)")
     if args.rewrite:
-        if args.play_from_trick is None or not args.out:
-            parser.error("--rewrite needs --play-from-trick and --out")
-        return rewrite(args.rewrite, args.play_from_trick, args.out)
+        if (args.play_from_trick is None and args.pass_bias is None) or not args.out:
+            parser.error("--rewrite needs --out and --play-from-trick or --pass-bias (or both)")
+        return rewrite(args.rewrite, args.out, args.play_from_trick, args.pass_bias)
     if not args.init:
         parser.error("--init is required (the base checkpoint, e.g. checkpoints/skat_ppo.pt)")
     overrides = list(args.overrides) + ([f"pretrain.episodes={args.episodes}"] if args.episodes else [])
@@ -271,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
                                               cfg.progress, warm_start, args.features)
         if args.play_from_trick is not None:
             network.play_from(args.play_from_trick)
+        if args.pass_bias is not None:
+            network.set_pass_bias(args.pass_bias)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
