@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +14,8 @@ from numba import njit
 from numba.core import event
 
 from train.interrupt import StopRequest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_signal_while_collecting_stops_at_once_elsewhere_after_the_step():
@@ -52,3 +58,27 @@ def test_the_compile_counter_follows_real_compilations():
         assert stop.requested == "SIGTERM"
         with pytest.raises(KeyboardInterrupt), stop.interruptible():
             pass
+
+
+STOPPED_IN_GENERATED_CODE = '''
+import os, signal, sys
+from train.interrupt import StopRequest
+
+with StopRequest() as stop:
+    try:
+        with stop.interruptible():  # the signal lands in code that exec() runs, as in numba's warm-up
+            exec("import os, signal\\nos.kill(os.getpid(), signal.SIGTERM)\\nwhile True: pass")
+    except KeyboardInterrupt:
+        pass
+sys.exit(130)
+'''
+
+
+def test_a_signal_inside_generated_code_still_exits_130(tmp_path):
+    """CPython ends ``python -m`` by SIGINT (-2) after a bare KeyboardInterrupt passed through exec(),
+    even a caught one: what a Ctrl-C during a fresh checkout's numba warm-up did to ``python -m train``."""
+    (tmp_path / "stopped_in_exec.py").write_text(STOPPED_IN_GENERATED_CODE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "stopped_in_exec"], cwd=tmp_path, env=env, timeout=60,
+                          capture_output=True, text=True)
+    assert proc.returncode == 130, proc.stderr

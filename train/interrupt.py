@@ -23,6 +23,14 @@ class TrainingInterrupted(Exception):
                 f"continue with: python -m train --resume {self.path}")
 
 
+class StopNow(KeyboardInterrupt):
+    """What a signal raises where training may stop at once. A subclass, not KeyboardInterrupt itself:
+    CPython remembers a bare KeyboardInterrupt that unwinds through code run by ``exec`` of a string
+    (numba, namedtuple and dataclasses generate code that way, so a fresh checkout's warm-up is full of
+    it) and then ends ``python -m train`` by SIGINT (exit -2) whatever ``main`` returns, although the
+    trainer caught it. It compares the exact type, so a subclass is caught as before and not remembered."""
+
+
 class _NumbaCompilations:
     """How many numba compilations are in progress in this process (numba's ``numba:compile`` events).
 
@@ -57,7 +65,7 @@ class _NumbaCompilations:
 
 class StopRequest:
     """Catches SIGINT and SIGTERM while training. Inside :meth:`interruptible` (collecting, evaluating:
-    work that may simply be dropped) a signal stops at once with KeyboardInterrupt; elsewhere (an update,
+    work that may simply be dropped) a signal stops at once with :class:`StopNow`; elsewhere (an update,
     a checkpoint write) it only sets :attr:`requested`, and the loop stops after the step in progress.
     A second signal always stops at once, except while numba compiles (see :class:`_NumbaCompilations`):
     then the run stops after the step in progress. Outside the main thread it does nothing."""
@@ -83,12 +91,12 @@ class StopRequest:
         again = bool(self.requested)
         self.requested = signal.Signals(signum).name
         if (self._immediate or again) and not _NumbaCompilations.count:
-            raise KeyboardInterrupt
+            raise StopNow
 
     @contextlib.contextmanager
     def interruptible(self) -> Iterator[None]:
         if self.requested:
-            raise KeyboardInterrupt
+            raise StopNow
         self._immediate = True
         try:
             yield

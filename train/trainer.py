@@ -36,7 +36,7 @@ from arena import Episode, env_shape
 from envs.games import describe
 from train.config import SECTIONS, ConfigError, TrainConfig, load_config
 from train.evaluation.baseline import EvalResult, evaluate
-from train.interrupt import StopRequest, TrainingInterrupted
+from train.interrupt import StopNow, StopRequest, TrainingInterrupted
 from train.opponents import OpponentPool
 from train.pretrain import pretrain as clone_teacher
 from train.pretrain import teacher_data
@@ -294,7 +294,7 @@ class Trainer:
             bar.close()
             collector.close()
         if stop.requested:
-            raise KeyboardInterrupt  # stopped between updates: train() saves latest.pt and says where
+            raise StopNow  # stopped between updates: train() saves latest.pt and says where
         return self.last_eval
 
     def _evaluate_and_keep_best(self, writer: SummaryWriter) -> None:
