@@ -15,11 +15,13 @@ import agents
 from agents.user import is_class_spec
 from envs.skat.cards import NUM_CARDS, parse_cards
 from envs.skat.description import duplicate_deal as skat_deal
+from train.evaluation import match as evaluation_match
 from train.evaluation import stats
 from train.evaluation.cli import main
 from train.evaluation.league import League
 from train.evaluation.match import (
     MatchConfig,
+    MatchInterrupted,
     labels_for,
     make_agent,
     make_env,
@@ -27,6 +29,7 @@ from train.evaluation.match import (
     run_match,
     seatings,
 )
+from train.interrupt import StopNow
 
 FAST_31 = {"num_players": 3, "lives": 1}
 
@@ -296,3 +299,47 @@ def test_cli_thirtyone(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "win rate" in text and "average place" in text
     assert json.loads((tmp_path / "run.json").read_text())["env_options"] == FAST_31
+
+
+def stop_at_chunk(monkeypatch, chunk: int) -> None:
+    """Ctrl-C while chunk ``chunk`` is being played (in this process: workers=1)."""
+    play_chunk = evaluation_match.play_chunk
+
+    def playing(cfg, i, start, stop):
+        if i == chunk:
+            raise StopNow("SIGINT")
+        return play_chunk(cfg, i, start, stop)
+
+    monkeypatch.setattr(evaluation_match, "play_chunk", playing)
+
+
+def test_a_stopped_match_keeps_the_finished_units(monkeypatch):
+    cfg = MatchConfig("skat", ["rule", "random"], units=12, seed=3, chunk_size=4)
+    whole = run_match(cfg, workers=1, progress=False)
+    stop_at_chunk(monkeypatch, 2)
+    with pytest.raises(MatchInterrupted) as stopped:
+        run_match(cfg, workers=1, progress=False)
+    part = stopped.value.result
+    assert stopped.value.reason == "SIGINT" and part.units_played() == list(range(8))
+    assert part.records == [r for r in whole.records if r.unit < 8]  # a shorter run of the same seed
+    assert part.unit_arrays().shape[0] == 8
+    (pair,) = stats.pairwise_summary(part, 5.0, resamples=100)
+    assert pair["units"] == 8
+
+
+def test_the_cli_reports_a_stopped_match_and_exits_130(monkeypatch, tmp_path, capsys):
+    stop_at_chunk(monkeypatch, 3)
+    out = tmp_path / "ev"
+    argv = ["--game", "skat", "rule", "--vs", "random", "--deals", "40", "--seed", "1", "--workers", "1",
+            "--chunk-size", "4", "--out", str(out), "--no-progress", "--resamples", "100"]
+    assert main(argv) == 130
+    printed = capsys.readouterr()
+    assert "stopped by SIGINT after 12 of 40 duplicate deals (72 games)" in printed.err
+    assert "skat: 12 duplicate deals (stopped by SIGINT: 12 of 40), 72 games" in printed.out
+    run = json.loads((out / "run.json").read_text())
+    assert run["stopped_by"] == "SIGINT" and run["units_played"] == list(range(12)) and run["games"] == 72
+    assert len(list(csv.DictReader((out / "games.csv").open()))) == 72
+
+    stop_at_chunk(monkeypatch, 0)
+    assert main(argv) == 130
+    assert "after 0 of 40 duplicate deals (0 games); nothing to report" in capsys.readouterr().err

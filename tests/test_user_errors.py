@@ -195,3 +195,62 @@ def test_a_signal_stops_training_with_a_resumable_checkpoint(tmp_path, sig):
     data = torch.load(latest, weights_only=True)
     assert data["trainer"]["update"] >= 0 and not stale.exists()
     assert not list(latest.parent.glob(".*.tmp"))
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes of a process group (Linux /proc)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_ctrl_c_stops_a_long_evaluation_at_once(tmp_path):
+    """Full PIMC plays a work item for minutes; Ctrl-C stops its workers instead of waiting for them."""
+    cmd = [sys.executable, "-m", "train.evaluate", "--game", "skat", "pimc", "--vs", "rule", "--deals", "40",
+           "--workers", "2", "--no-progress", "--out", str(tmp_path / "ev")]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while len(_group(proc.pid)) < 3 and time.time() < deadline:  # the parent and its two workers
+            time.sleep(0.2)
+        time.sleep(2)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "stopped by SIGINT after " in err and " of 40 duplicate deals" in err
+    deadline = time.time() + 10
+    while _group(proc.pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _group(proc.pid), "evaluation workers outlived the stopped run"
+
+
+def test_ctrl_c_while_labelling_says_what_is_kept(tmp_path, monkeypatch, capsys):
+    from train.interrupt import StopNow
+    from train.pretrain import expert
+    from train.trainer import Trainer
+
+    def stopped(*args, **kwargs):
+        raise StopNow("SIGINT")
+
+    monkeypatch.setattr(expert, "teacher_data", stopped)
+    argv = ["--init", "checkpoints/skat_ppo.pt", "--out", str(tmp_path / "x.pt"), "--set",
+            "pretrain.teacher=pimc:preset=fast", "pretrain.copy_teacher=false", "pretrain.soft_temperature=2",
+            f"pretrain.cache={tmp_path}/c"]
+    assert expert.main(argv) == 130
+    assert f"stopped by SIGINT; the finished chunks are kept in {tmp_path}/c" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()
+
+    monkeypatch.setattr(Trainer, "pretrain", stopped)
+    assert pretrain_main(["--game", "skat", "--out", str(tmp_path / "y.pt")]) == 130
+    assert "stopped by SIGINT; no chunk is kept (pretrain.cache=FOLDER" in capsys.readouterr().err

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -105,6 +106,26 @@ class StopRequest:
 
 
 @contextlib.contextmanager
+def signals_stop_now() -> Iterator[None]:
+    """Inside this block SIGINT and SIGTERM raise :class:`StopNow` (its argument: the signal's name), for
+    work that may be dropped at any point (an evaluation's games); the previous handlers come back on exit.
+    Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        raise StopNow(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
 def children_ignore_signals() -> Iterator[None]:
     """Start worker processes inside this block: they are born ignoring SIGINT and SIGTERM (a Ctrl-C
     reaches the whole process group, and a worker hit while it is still importing would print a
@@ -118,3 +139,13 @@ def children_ignore_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def stop_workers(pool: ProcessPoolExecutor, futures: Iterable[Future]) -> None:
+    """Cancel ``futures`` and kill ``pool``'s worker processes, so that leaving the pool's block does not wait
+    for the work items in progress (a PIMC work item can take minutes). SIGKILL, because the workers were
+    started in :func:`children_ignore_signals`; whatever they were doing is dropped."""
+    for future in futures:
+        future.cancel()
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()

@@ -30,7 +30,7 @@ from agents.user import is_class_spec
 from envs.games import GAMES, GameDescription, describe
 from train.errors import report_error
 from train.evaluation import stats
-from train.evaluation.match import MatchConfig, MatchResult, games_per_unit, run_match
+from train.evaluation.match import MatchConfig, MatchInterrupted, MatchResult, games_per_unit, run_match
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
@@ -256,10 +256,21 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     target = args.target_ci if args.target_ci is not None else description.default_target_ci
     cfg = MatchConfig(game, specs, args.deals, args.seed, env_options, schedule, focus_idx, args.greedy)
     cfg.chunk_size = args.chunk_size or max(1, round(description.games_per_work_item / games_per_unit(cfg)))
-    result = run_match(cfg, workers=args.workers, progress=not args.no_progress)
+    unit = description.unit_phrase
+    stopped = ""
+    try:
+        result = run_match(cfg, workers=args.workers, progress=not args.no_progress)
+    except MatchInterrupted as e:  # Ctrl-C or SIGTERM: report the units that were finished, exit 130
+        result, stopped = e.result, e.reason
+        done = len(result.units_played())
+        print(f"stopped by {stopped} after {done} of {args.deals} {unit} ({len(result.records)} games)"
+              + ("" if done else "; nothing to report"), file=sys.stderr)
+        if not done:
+            return 130
+    deals = len(result.units_played())
     rows = stats.agent_summary(result, target, args.resamples, args.seed)
     pairs = stats.pairwise_summary(result, target, args.resamples, args.seed)
-    small = args.deals < stats.MIN_UNITS
+    small = deals < stats.MIN_UNITS
     if small:  # intervals and verdicts from a handful of units would only mislead
         for row in rows:
             for metric in description.metrics:
@@ -267,13 +278,13 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         for row in pairs:
             row["significant"] = False
             row.update({k: float("nan") for k in row if k.endswith(("lo", "hi"))})
-    unit = description.unit_phrase
-    title = (f"{game}: {args.deals} {unit}, {len(result.records)} games, seed {args.seed}, schedule {schedule}"
+    title = (f"{game}: {deals} {unit}{f' (stopped by {stopped}: {deals} of {args.deals})' if stopped else ''}, "
+             f"{len(result.records)} games, seed {args.seed}, schedule {schedule}"
              f"{', env ' + json.dumps(env_options) if env_options else ''}")
     note = description.table_note(result.seats)
     print(title + f"\n95% intervals: paired bootstrap over {unit.split()[-1]} ({args.resamples} resamples){note}")
     if small:
-        print(f"note: {args.deals} {description.unit}s is too small a sample for intervals or verdicts "
+        print(f"note: {deals} {description.unit}s is too small a sample for intervals or verdicts "
               f"(at least {stats.MIN_UNITS}); run more --deals")
     print(agent_table(description, rows, target))
     print(pair_table(description, pairs, target))
@@ -285,8 +296,14 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     run = {"argv": sys.argv[1:] if argv is None else argv, "game": game, "specs": specs, "env_options": env_options,
            "seats": result.seats, "deals": args.deals, "seed": args.seed, "schedule": schedule,
            "greedy": args.greedy, "chunk_size": cfg.chunk_size, "games": len(result.records)}
+    if stopped:  # which units were finished: rerunning with the same seed and chunk size replays them
+        run.update(stopped_by=stopped, units_played=result.units_played())
     (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
     print(f"wrote {out}/summary.csv, pairwise.csv, games.csv, plot.png, run.json")
+    if stopped:
+        if league is not None:
+            print(f"league: not updated ({args.league}): the match was stopped")
+        return 130
     if league is not None:
         matches = league.update(result)
         league.save()

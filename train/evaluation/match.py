@@ -37,7 +37,7 @@ import numpy as np
 import agents
 from arena import AgentCache, Deal, Finished, check_shape, env_shape, play
 from envs.games import GameDescription, describe
-from train.interrupt import children_ignore_signals
+from train.interrupt import children_ignore_signals, signals_stop_now, stop_workers
 
 
 # ------------------------------------------------------------------------------------ agents
@@ -118,15 +118,31 @@ class MatchResult:
     def game(self) -> GameDescription:
         return describe(self.config.game)
 
+    def units_played(self) -> list[int]:
+        """The units that have games: all of them, or those a stopped match finished (:class:`MatchInterrupted`)."""
+        return sorted({r.unit for r in self.records})
+
     def unit_arrays(self) -> np.ndarray:
-        """Totals per ``(unit, matchup, agent, field)``; the fields are the game description's ``fields``."""
+        """Totals per ``(unit, matchup, agent, field)`` over :meth:`units_played`, in that order; the fields are
+        the game description's ``fields``."""
         game = self.game
-        out = np.zeros((self.config.units, len(self.matchups), len(self.labels), len(game.fields)))
+        row = {unit: i for i, unit in enumerate(self.units_played())}
+        out = np.zeros((len(row), len(self.matchups), len(self.labels), len(game.fields)))
         for r in self.records:
-            cell = out[r.unit, r.matchup]
+            cell = out[row[r.unit], r.matchup]
             for seat, a in enumerate(r.seating):
                 cell[a] += game.tally(r.returns, r.details, seat)
         return out
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped :func:`run_match`. ``result`` holds the units of the chunks that were
+    finished, each in every seating, so its numbers are those of a shorter run (with the same seed);
+    ``reason`` names the signal."""
+
+    def __init__(self, result: MatchResult, reason: str) -> None:
+        super().__init__(reason)
+        self.result, self.reason = result, reason
 
 
 # ------------------------------------------------------------------------------------ playing
@@ -222,27 +238,40 @@ def run_match(cfg: MatchConfig, workers: int = 2, progress: bool = True) -> Matc
     desc = f"{cfg.game} {len(cfg.specs)} agents"
     bar = tqdm(total=cfg.units * per_unit, unit="game", desc=desc, disable=not progress, file=sys.stderr)
     by_chunk: dict[int, list[GameRecord]] = {}
-    with bar:
-        if workers <= 1 or len(tasks) == 1:
-            for task in tasks:
-                i, recs = _chunk_job(task)
-                by_chunk[i] = recs
-                bar.update(len(recs))
-        else:
-            # spawn, not fork: a parent that has used torch threads must not be forked
-            ctx = mp.get_context("spawn")
-            with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_worker_init) as pool:
-                with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
-                    futures = [pool.submit(_chunk_job, task) for task in tasks]
-                try:
-                    for future in as_completed(futures):
-                        i, recs = future.result()
-                        by_chunk[i] = recs
-                        bar.update(len(recs))
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+    try:
+        with bar, signals_stop_now():
+            _play_tasks(tasks, workers, by_chunk, bar)
+    except KeyboardInterrupt as stop:  # a chunk in progress is dropped; the finished ones are a shorter run
+        reason = str(stop) or "interrupt"
+        raise MatchInterrupted(_result(cfg, by_chunk), reason) from None
+    return _result(cfg, by_chunk)
+
+
+def _result(cfg: MatchConfig, by_chunk: dict[int, list[GameRecord]]) -> MatchResult:
     records = [r for i in sorted(by_chunk) for r in by_chunk[i]]
     mus = matchups(len(cfg.specs), cfg.schedule, cfg.focus)
     return MatchResult(cfg, labels_for(cfg.specs), mus, num_seats(cfg.game, cfg.env_options), records)
+
+
+def _play_tasks(tasks: list[tuple[MatchConfig, int, int, int]], workers: int,
+                by_chunk: dict[int, list[GameRecord]], bar: Any) -> None:
+    """Play ``tasks`` into ``by_chunk`` (chunk index -> records): in this process, or on ``workers`` processes."""
+    if workers <= 1 or len(tasks) == 1:
+        for task in tasks:
+            i, recs = _chunk_job(task)
+            by_chunk[i] = recs
+            bar.update(len(recs))
+    else:
+        # spawn, not fork: a parent that has used torch threads must not be forked
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=ctx, initializer=_worker_init) as pool:
+            with children_ignore_signals():  # the pool's processes start here; Ctrl-C is the parent's
+                futures = [pool.submit(_chunk_job, task) for task in tasks]
+            try:
+                for future in as_completed(futures):
+                    i, recs = future.result()
+                    by_chunk[i] = recs
+                    bar.update(len(recs))
+            except BaseException:
+                stop_workers(pool, futures)
+                raise

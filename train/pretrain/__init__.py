@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
@@ -86,7 +87,7 @@ from agents.checkpoint import load as load_checkpoint
 from agents.checkpoint import load_named_policy
 from arena import Deal, Request, play
 from envs.games import describe
-from train.interrupt import children_ignore_signals
+from train.interrupt import StopNow, children_ignore_signals, stop_workers
 from train.pretrain.cache import ChunkCache, spec_key
 from train.pretrain.clone import behaviour_clone, correction_weights, demonstration_q_loss
 
@@ -284,8 +285,8 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
         for job in jobs:
             done(*_chunk_job(job))
     else:
-        # as the evaluation's pool: the workers ignore SIGTERM (Ctrl-C is the parent's), so they are stopped
-        # by the executor's shutdown messages, never by a signal
+        # as the evaluation's pool: the workers ignore SIGINT and SIGTERM (Ctrl-C is the parent's); on Ctrl-C the
+        # chunks in progress are dropped (the finished ones are in the cache) and the workers killed
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=mp.get_context("spawn")) as pool:
             with children_ignore_signals():  # the pool's processes start here
                 futures = [pool.submit(_chunk_job, job) for job in jobs]
@@ -293,8 +294,7 @@ def collect_demonstrations(game: str, env_options: dict[str, Any], teacher: str,
                 for future in as_completed(futures):
                     done(*future.result())
             except BaseException:
-                for f in futures:
-                    f.cancel()
+                stop_workers(pool, futures)
                 raise
     bar.close()
     ordered = [dict(parts[i]) for i in range(len(sizes))]
@@ -329,6 +329,14 @@ def teacher_data(game: str, env_options: dict[str, Any], cfg: Any, seed: int, wo
     return collect_demonstrations(game, env_options, cfg.teacher, cfg.episodes, seed, workers, gamma, reward_scale,
                                   progress, cfg.driver, cfg.teach_only, getattr(cfg, "cache", ""),
                                   getattr(cfg, "opponents", None), getattr(cfg, "soft_temperature", 0.0) > 0)
+
+
+def report_stop(stop: StopNow, cache: str) -> int:
+    """What the labelling commands print when Ctrl-C or SIGTERM stops them; their exit code (130)."""
+    kept = (f"the finished chunks are kept in {cache}: the same command labels only the missing ones" if cache
+            else "no chunk is kept (pretrain.cache=FOLDER keeps the finished ones for the next run)")
+    print(f"\nstopped by {stop}; {kept}", file=sys.stderr)
+    return 130
 
 
 def copy_teacher_policy(network: nn.Module, teacher: str) -> None:

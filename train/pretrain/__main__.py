@@ -13,6 +13,8 @@ from agents import checkpoint
 from agents.checkpoint import CheckpointError
 from envs.games import GAMES
 from train.config import ConfigError, load_config
+from train.interrupt import StopNow, signals_stop_now
+from train.pretrain import report_stop
 from train.trainer import Trainer
 
 
@@ -48,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    metrics = trainer.pretrain()
+    try:
+        with signals_stop_now():
+            metrics = trainer.pretrain()
+    except StopNow as stop:
+        return report_stop(stop, trainer.cfg.pretrain.cache)
     path = trainer.save(args.out, pretrain=metrics, **trainer.greedy_mark())  # resumable: `python -m train --resume`
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")

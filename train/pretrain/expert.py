@@ -43,7 +43,8 @@ from agents.checkpoint import CheckpointError
 from agents.endgame_expert import EndgameExpertNetwork
 from agents.networks import masked_log_probs
 from train.config import ConfigError, load_config
-from train.pretrain import teacher_data
+from train.interrupt import StopNow, signals_stop_now
+from train.pretrain import report_stop, teacher_data
 from train.pretrain.clone import soft_cross_entropy, soft_targets
 
 
@@ -267,8 +268,9 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("pretrain.teacher: name the search that labels the endgame (e.g. pimc:...)")
         if pre.soft_temperature <= 0:
             raise ConfigError("pretrain.soft_temperature: must be > 0 here (the expert learns the move values)")
-        data = teacher_data(cfg.game, cfg.env_options, pre, cfg.seed, cfg.num_workers,
-                            getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
+        with signals_stop_now():
+            data = teacher_data(cfg.game, cfg.env_options, pre, cfg.seed, cfg.num_workers,
+                                getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
         if args.score:
             for path, scores in zip(args.score, score_experts(args.score, data, pre.holdout, cfg.seed,
                                                               args.min_deal), strict=True):
@@ -284,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except StopNow as stop:
+        return report_stop(stop, pre.cache)
     meta = written_metadata(base["metadata"], network, args.out, expert=metrics, greedy=True, base=args.init,
                             expert_init=args.expert_init or "")
     path = checkpoint.save(args.out, meta, network.policy_state_dict(), cfg.to_dict())
