@@ -105,12 +105,16 @@ class EndgameExpertNetwork(nn.Module):
         else:  # absent when zero, as in the files written before it existed
             self.spec.pop("pass_bias", None)
 
-    def late(self, obs: torch.Tensor) -> np.ndarray:
-        """Rows that are card play at trick ``from_trick`` or later (what the expert decides), as a numpy
-        mask: at a playing call of one row, two numpy reads cost a fraction of torch's per-call overhead."""
+    def card_trick(self, obs: torch.Tensor) -> np.ndarray:
+        """The trick (1..10) of each row that is card play, 0 for every other decision, as numpy: at a playing
+        call of one row, two numpy reads cost a fraction of torch's per-call overhead."""
         columns = obs.detach().cpu().numpy()[:, [self._play_column, self._tricks_column]]
-        tricks_done = np.round(columns[:, 1] * np.float32(10))
-        return (columns[:, 0] > 0.5) & (tricks_done >= self.from_trick - 1)
+        trick = np.round(columns[:, 1] * np.float32(10)).astype(np.int64) + 1
+        return np.where(columns[:, 0] > 0.5, trick, 0)
+
+    def late(self, obs: torch.Tensor) -> np.ndarray:
+        """Rows that are card play at trick ``from_trick`` or later (what the expert decides), a numpy mask."""
+        return self.card_trick(obs) >= self.from_trick
 
     def expert_logits(self, obs: torch.Tensor) -> torch.Tensor:
         if self.features is not None:

@@ -51,6 +51,12 @@ def test_the_base_decides_before_the_expert_trick_and_the_product_after():
         assert not torch.allclose(net.policy_logits(late), net.base.policy_logits(late))
 
 
+def test_card_trick_numbers_the_card_play_and_zeroes_the_rest():
+    net = _network()
+    obs = torch.cat([_rows(AUCTION, 0, n=2), _rows(PLAY, 0, n=2), _rows(PLAY, 9, n=2)])
+    assert net.card_trick(obs).tolist() == [0, 0, 1, 1, 10, 10]
+
+
 def test_the_product_needs_no_mask_its_legal_argmax_is_the_masked_products():
     net = _network(anchor=0.7)
     obs = _rows(PLAY, 6, n=64)
@@ -108,6 +114,12 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
     assert (f"{out}: regret_base={fitted['expert/regret_base']:.4g} regret_expert={fitted['expert/regret_expert']:.4g}"
             f" regret_played={fitted['expert/regret_played']:.4g} test_decisions={fitted['expert/test_decisions']:.4g}"
             in scored) and "wrote" not in scored
+    # --by-trick: every searched card decision of the labels (tricks 8 and 9 here), the base's and the played regret
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--score", str(out), "--by-trick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{out}: regret per searched card decision, all 6 labelled deals"
+    rows = [line.split() for line in lines[2:]]
+    assert [int(r[0]) for r in rows] == [8, 9] and all(float(r[2]) >= 0 and float(r[3]) >= 0 for r in rows)
     for flags, reason in ((["--score", SHIPPED], "not an endgame-expert checkpoint"),
                           (["--score", str(out), "--min-deal", "999"], "no held-out decisions from deal 999")):
         assert expert_main([*common, "pretrain.soft_temperature=2", *flags]) == 2

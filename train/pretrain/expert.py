@@ -23,7 +23,8 @@ does either or both to a written expert without labels or fitting.
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
 prints that regret for expert checkpoints on the same held-out decisions (``--min-deal N``: only deals a
-fit on N episodes never saw), so experts fitted on different labels compare on one set.
+fit on N episodes never saw), so experts fitted on different labels compare on one set; ``--by-trick`` prints it
+per trick over every searched card decision of the labels instead (README "Search agents", eleventh round).
 """
 
 from __future__ import annotations
@@ -100,10 +101,7 @@ def score_experts(paths: list[str], data: dict[str, np.ndarray], holdout: float,
     same split for every checkpoint), from deal ``min_deal`` on: deals a fit on fewer episodes never saw."""
     scores = []
     for path in paths:
-        loaded = checkpoint.load(path, game="skat")
-        if loaded["metadata"]["network"].get("kind") != EndgameExpertNetwork.kind:
-            raise ValueError(f"--score: {path} is not an endgame-expert checkpoint")
-        network = checkpoint.load_policy_network(loaded, path).eval()
+        network = _scored_expert(path)
         rows = searched_rows(data, network)
         test = rows[held_out(data, rows, holdout, np.random.default_rng([seed, 4243]))]
         if "deal" in data:
@@ -114,6 +112,35 @@ def score_experts(paths: list[str], data: dict[str, np.ndarray], holdout: float,
         values = torch.from_numpy(data["values"][test])
         scores.append(held_out_regret(network, obs, mask, values))
     return scores
+
+
+def _scored_expert(path: str) -> EndgameExpertNetwork:
+    loaded = checkpoint.load(path, game="skat")
+    if loaded["metadata"]["network"].get("kind") != EndgameExpertNetwork.kind:
+        raise ValueError(f"--score: {path} is not an endgame-expert checkpoint")
+    return checkpoint.load_policy_network(loaded, path).eval()
+
+
+def regret_by_trick(path: str, data: dict[str, np.ndarray]) -> list[dict[str, float]]:
+    """``--score CKPT --by-trick``: the regret of the checkpoint's base and of what it plays at every trick the
+    labels search, over all their searched card decisions (for checkpoints not fitted on these labels)."""
+    network = _scored_expert(path)
+    if "values" not in data:
+        raise ValueError("the labels carry no move values: set pretrain.soft_temperature > 0 and a search teacher")
+    obs = torch.from_numpy(data["obs"])
+    valued = (~np.isnan(data["values"])).sum(1) > 1
+    tricks = network.card_trick(obs)
+    table = []
+    for trick in range(1, 11):
+        rows = torch.from_numpy(np.flatnonzero(valued & (tricks == trick)))
+        if not len(rows):
+            continue
+        mask, values = torch.from_numpy(data["mask"]).bool()[rows], torch.from_numpy(data["values"])[rows]
+        with torch.no_grad():
+            table.append({"trick": trick, "decisions": len(rows),
+                          "base": regret(network.base.policy_logits(obs[rows]), mask, values),
+                          "played": regret(network.policy_logits(obs[rows]), mask, values)})
+    return table
 
 
 def held_out_regret(network: EndgameExpertNetwork, obs: torch.Tensor, mask: torch.Tensor, values: torch.Tensor
@@ -245,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--score", action="extend", nargs="+", default=[], metavar="CKPT",
                         help="fit nothing: print these endgame-expert checkpoints' regret on the held-out decisions "
                         "a fit on these labels would keep aside")
+    parser.add_argument("--by-trick", action="store_true",
+                        help="with --score, the regret at each trick over every searched card decision of the "
+                        "labels (a search teacher with from_trick=2 labels tricks 2-10)")
     parser.add_argument("--min-deal", type=int, default=0,
                         help="with --score, only held-out deals numbered this and up (those a fit on that many "
                         "episodes never saw)")
@@ -271,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
         with signals_stop_now():
             data = teacher_data(cfg.game, cfg.env_options, pre, cfg.seed, cfg.num_workers,
                                 getattr(cfg.algo, "gamma", 1.0), cfg.reward_scale, cfg.progress)
+        if args.score and args.by_trick:
+            for path in args.score:
+                print(f"{path}: regret per searched card decision, all {len(np.unique(data['deal']))} labelled deals")
+                print("trick  decisions   base  played")
+                for row in regret_by_trick(path, data):
+                    print(f"{row['trick']:5d} {row['decisions']:10d} {row['base']:6.2f} {row['played']:7.2f}")
+            return 0
         if args.score:
             for path, scores in zip(args.score, score_experts(args.score, data, pre.holdout, cfg.seed,
                                                               args.min_deal), strict=True):
