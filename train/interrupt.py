@@ -25,11 +25,12 @@ class TrainingInterrupted(Exception):
 
 
 class StopNow(KeyboardInterrupt):
-    """What a signal raises where training may stop at once. A subclass, not KeyboardInterrupt itself:
+    """What a signal raises where the work in progress may be dropped (training's collection, an evaluation,
+    labelling). A subclass, not KeyboardInterrupt itself:
     CPython remembers a bare KeyboardInterrupt that unwinds through code run by ``exec`` of a string
     (numba, namedtuple and dataclasses generate code that way, so a fresh checkout's warm-up is full of
-    it) and then ends ``python -m train`` by SIGINT (exit -2) whatever ``main`` returns, although the
-    trainer caught it. It compares the exact type, so a subclass is caught as before and not remembered."""
+    it) and then ends ``python -m ...`` by SIGINT (exit -2) whatever ``main`` returns, although the
+    command caught it. It compares the exact type, so a subclass is caught as before and not remembered."""
 
 
 class _NumbaCompilations:
