@@ -262,12 +262,12 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         result = run_match(cfg, workers=args.workers, progress=not args.no_progress)
     except MatchInterrupted as e:  # Ctrl-C or SIGTERM: report the units that were finished, exit 130
         result, stopped = e.result, e.reason
-        done = len(result.units_played())
-        print(f"stopped by {stopped} after {done} of {args.deals} {unit} ({len(result.records)} games)"
-              + ("" if done else "; nothing to report"), file=sys.stderr)
-        if not done:
-            return 130
     deals = len(result.units_played())
+    if stopped:
+        print(f"stopped by {stopped} after {deals} of {args.deals} {unit} ({len(result.records)} games)"
+              + ("" if deals else "; nothing to report"), file=sys.stderr)
+        if not deals:
+            return 130
     rows = stats.agent_summary(result, target, args.resamples, args.seed)
     pairs = stats.pairwise_summary(result, target, args.resamples, args.seed)
     small = deals < stats.MIN_UNITS

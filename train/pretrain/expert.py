@@ -49,13 +49,16 @@ from train.pretrain import report_stop, teacher_data
 from train.pretrain.clone import soft_cross_entropy, soft_targets
 
 
-def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) -> np.ndarray:
-    """Indices of the rows the expert learns from: the teacher valued more than one card, in its phase."""
+def valued(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Which rows the teacher searched: it valued more than one card there."""
     if "values" not in data:
         raise ValueError("the labels carry no move values: set pretrain.soft_temperature > 0 and a search teacher")
-    valued = (~np.isnan(data["values"])).sum(1) > 1
-    late = network.late(torch.from_numpy(data["obs"]))
-    rows = np.flatnonzero(valued & late)
+    return (~np.isnan(data["values"])).sum(1) > 1
+
+
+def searched_rows(data: dict[str, np.ndarray], network: EndgameExpertNetwork) -> np.ndarray:
+    """Indices of the rows the expert learns from: the teacher valued more than one card, in its phase."""
+    rows = np.flatnonzero(valued(data) & network.late(torch.from_numpy(data["obs"])))
     if not len(rows):
         raise ValueError(f"no searched decisions from trick {network.from_trick} on: does the teacher search "
                          "there (pimc's from_trick) and teach the card play (teach_only: [play])?")
@@ -125,21 +128,20 @@ def regret_by_trick(path: str, data: dict[str, np.ndarray]) -> list[dict[str, fl
     """``--score CKPT --by-trick``: the regret of the checkpoint's base and of what it plays at every trick the
     labels search, over all their searched card decisions (for checkpoints not fitted on these labels)."""
     network = _scored_expert(path)
-    if "values" not in data:
-        raise ValueError("the labels carry no move values: set pretrain.soft_temperature > 0 and a search teacher")
-    obs = torch.from_numpy(data["obs"])
-    valued = (~np.isnan(data["values"])).sum(1) > 1
+    searched = valued(data)
+    obs, values = torch.from_numpy(data["obs"]), torch.from_numpy(data["values"])
+    masks = torch.from_numpy(data["mask"]).bool()
     tricks = network.card_trick(obs)
     table = []
     for trick in range(1, 11):
-        rows = torch.from_numpy(np.flatnonzero(valued & (tricks == trick)))
+        rows = torch.from_numpy(np.flatnonzero(searched & (tricks == trick)))
         if not len(rows):
             continue
-        mask, values = torch.from_numpy(data["mask"]).bool()[rows], torch.from_numpy(data["values"])[rows]
+        mask, values_here = masks[rows], values[rows]
         with torch.no_grad():
             table.append({"trick": trick, "decisions": len(rows),
-                          "base": regret(network.base.policy_logits(obs[rows]), mask, values),
-                          "played": regret(network.policy_logits(obs[rows]), mask, values)})
+                          "base": regret(network.base.policy_logits(obs[rows]), mask, values_here),
+                          "played": regret(network.policy_logits(obs[rows]), mask, values_here)})
     return table
 
 
