@@ -4,7 +4,11 @@ and ``python -m play --web [--host 127.0.0.1] [--port 8000] [--no-open]`` (web t
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from play.adapters import adapter, games
@@ -123,12 +127,36 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(args.host, args.port, open_browser=not args.no_open, table_timeout=args.table_timeout)
     args = game_parser().parse_args(argv)
+    with ctrl_c_leaves():
+        try:
+            terminal = build_terminal(args)
+        except (ValueError, ImportError, OSError) as e:  # a bad spec, option or checkpoint: one line, exit 2
+            print(f"python -m play: error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:  # while an agent loads (a search agent's first numba compile)
+            print("python -m play: stopped", file=sys.stderr)
+            return 130
+        return terminal.run()
+
+
+@contextlib.contextmanager
+def ctrl_c_leaves() -> Iterator[None]:
+    """Ctrl-C raises :class:`train.interrupt.StopNow`, which the table catches as any KeyboardInterrupt (the
+    session ends with its score, exit 0): a bare KeyboardInterrupt that passed through exec'd code (a search
+    agent's first numba compile) would make ``python -m play`` end by SIGINT whatever it returns."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from train.interrupt import StopNow
+
+    def leave(signum: int, frame: object) -> None:
+        raise StopNow("SIGINT")
+
+    previous = signal.signal(signal.SIGINT, leave)
     try:
-        terminal = build_terminal(args)
-    except (ValueError, ImportError, OSError) as e:  # a bad spec, option or checkpoint: one line, exit 2
-        print(f"python -m play: error: {e}", file=sys.stderr)
-        return 2
-    return terminal.run()
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":

@@ -242,3 +242,26 @@ def test_python_m_play_as_a_process():
     assert proc.returncode == 0, proc.stderr
     assert "'hello' is not a legal move here" in proc.stdout and "Session over." in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+CTRL_C_IN_GENERATED_CODE = '''
+import runpy
+import play.terminal
+
+def ask(self, prompt):  # the Ctrl-C lands in code that exec() runs, as in a search agent's first numba compile
+    exec("import os, signal, time\\nos.kill(os.getpid(), signal.SIGINT)\\ntime.sleep(30)")
+
+play.terminal.Terminal.ask = ask
+runpy.run_module("play", run_name="__main__")
+'''
+
+
+def test_ctrl_c_inside_generated_code_still_ends_the_session_with_exit_0(tmp_path):
+    """CPython ends ``python -m`` by SIGINT (-2) after a bare KeyboardInterrupt passed through exec(), even
+    a caught one; the table raises a subclass, so the session ends as after any Ctrl-C."""
+    (tmp_path / "ctrl_c_in_exec.py").write_text(CTRL_C_IN_GENERATED_CODE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "ctrl_c_in_exec", "thirtyone", "--vs", "random", "--seed", "1",
+                           "--color", "never"], cwd=tmp_path, env=env, timeout=60, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "Session over." in proc.stdout
