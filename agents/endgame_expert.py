@@ -43,7 +43,8 @@ class EndgameExpertNetwork(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "relu",
                  base: dict[str, Any] | None = None, from_trick: int = 5, anchor: float = 0.5,
-                 features: bool = False, pass_bias: float = 0.0) -> None:
+                 features: bool = False, pass_bias: float = 0.0,
+                 anchor_from: list[tuple[int, float]] | None = None) -> None:
         super().__init__()
         from envs.skat.actions import PASS
         from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
@@ -56,8 +57,6 @@ class EndgameExpertNetwork(nn.Module):
             raise ValueError(f"unknown activation {activation!r}; known: {sorted(ACTIVATIONS)}")
         if not isinstance(base, dict):
             raise ValueError("an endgame expert needs its base network's spec (base=...)")
-        if not float(anchor) >= 0:
-            raise ValueError(f"anchor must be >= 0, got {anchor}")
         self.base = build_network(base)
         if not hasattr(self.base, "policy_logits"):
             raise ValueError(f"base network kind {base.get('kind')!r} has no policy to play")
@@ -81,10 +80,10 @@ class EndgameExpertNetwork(nn.Module):
         self.plays_greedy = bool(getattr(self.base, "plays_greedy", False))
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
-        self.anchor = float(anchor)
         self._pass_action = PASS
         self.play_from(from_trick)
         self.set_pass_bias(pass_bias)
+        self.set_anchor(anchor, anchor_from)
 
     def play_from(self, trick: int) -> None:
         """Let the expert play from ``trick`` (1..10) on, which may be earlier than the trick its labels start
@@ -104,6 +103,28 @@ class EndgameExpertNetwork(nn.Module):
             self.spec["pass_bias"] = self.pass_bias
         else:  # absent when zero, as in the files written before it existed
             self.spec.pop("pass_bias", None)
+
+    def set_anchor(self, anchor: float, anchor_from: list[tuple[int, float]] | None = None) -> None:
+        """Weight the base's log-probabilities by ``anchor`` in the expert's card play, and by the anchor of the
+        latest ``(trick, anchor)`` pair of ``anchor_from`` from that trick on (``--anchor-from``; README
+        "Search agents", twelfth round): in the last tricks the search's values are nearly exact, and the
+        base's vote there mostly overrules good cards."""
+        anchors = np.full(11, float(anchor), dtype=np.float32)
+        pairs = sorted((int(t), float(a)) for t, a in (anchor_from or []))
+        for trick, weight in pairs:
+            if not 1 <= trick <= 10:
+                raise ValueError(f"anchor_from: trick must be in 1..10, got {trick}")
+            anchors[trick:] = weight
+        for weight in [anchor] + [a for _, a in pairs]:
+            if not (math.isfinite(float(weight)) and float(weight) >= 0):
+                raise ValueError(f"anchor must be >= 0 and finite, got {weight}")
+        self.anchor = float(anchor)
+        self._anchors = anchors
+        self.spec["anchor"] = self.anchor
+        if pairs:
+            self.spec["anchor_from"] = [[t, a] for t, a in pairs]
+        else:  # absent when unused, as in the files written before it existed
+            self.spec.pop("anchor_from", None)
 
     def card_trick(self, obs: torch.Tensor) -> np.ndarray:
         """The trick (1..10) of each row that is card play, 0 for every other decision, as numpy: at a playing
@@ -135,11 +156,14 @@ class EndgameExpertNetwork(nn.Module):
 
     def policy_logits(self, obs: torch.Tensor) -> torch.Tensor:
         out = self.base_logits(obs)
-        late = self.late(obs)
+        tricks = self.card_trick(obs)
+        late = tricks >= self.from_trick
         if not late.any():
             return out
+        anchor = self._anchors[tricks]
+        weight = float(anchor[0]) if (anchor == anchor[0]).all() else torch.from_numpy(anchor)[:, None].to(out.device)
         # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
-        product = torch.log_softmax(self.expert_logits(obs), 1) + self.anchor * torch.log_softmax(out, 1)
+        product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
         return product if late.all() else torch.where(torch.from_numpy(late)[:, None].to(out.device), product, out)
 
     def policy_spec(self) -> dict[str, Any]:

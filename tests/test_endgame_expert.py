@@ -155,7 +155,7 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
         assert reason in capsys.readouterr().err
     with pytest.raises(SystemExit):
         expert_main(["--rewrite", str(out), "--out", str(tmp_path / "z.pt")])
-    assert "--rewrite needs --out and --play-from-trick or --pass-bias" in capsys.readouterr().err
+    assert "--rewrite needs --out and one or more of --play-from-trick" in capsys.readouterr().err
     # --pass-bias: the same weights, a spec that says so; nan is refused with the reason
     cautious = tmp_path / "cautious.pt"
     assert expert_main(["--rewrite", str(out), "--pass-bias", "3", "--out", str(cautious)]) == 0
@@ -240,3 +240,34 @@ def test_the_pass_bias_moves_only_the_pass_logit_and_a_large_one_always_passes()
                 passes += 1
             env.step(action)
     assert passes >= 6
+
+
+def test_anchor_from_weighs_the_base_by_trick_and_a_rewrite_keeps_it(tmp_path):
+    net = _network(anchor=0.5, from_trick=5)
+    obs = torch.cat([_rows(PLAY, 4), _rows(PLAY, 6), _rows(PLAY, 8)])  # tricks 5, 7 and 9
+    net.set_anchor(0.5, [(9, 0.1), (7, 0.0)])  # unsorted pairs: the latest trick on a row wins
+    with torch.no_grad():
+        expert, base = torch.log_softmax(net.expert_logits(obs), 1), torch.log_softmax(net.base_logits(obs), 1)
+        weight = torch.tensor([0.5] * 4 + [0.0] * 4 + [0.1] * 4)[:, None]
+        assert torch.allclose(net.policy_logits(obs), expert + weight * base)
+        one = obs[4:5]  # a single row (how an agent plays) takes the scalar path
+        assert torch.allclose(net.policy_logits(one), expert[4:5])
+    assert net.policy_spec()["anchor_from"] == [[7, 0.0], [9, 0.1]]
+    with pytest.raises(ValueError, match="trick must be in 1..10"):
+        net.set_anchor(0.5, [(0, 0.2)])
+    with pytest.raises(ValueError, match="anchor must be >= 0"):
+        net.set_anchor(0.5, [(7, float("nan"))])
+    net.set_anchor(0.5)
+    assert "anchor_from" not in net.policy_spec()  # as the files written before it existed
+
+    shipped = "checkpoints/skat_exit_dagger.pt"
+    out = tmp_path / "late.pt"
+    assert expert_main(["--rewrite", shipped, "--anchor-from", "7:0", "--out", str(out)]) == 0
+    loaded = agents.load(str(out), game="skat")
+    spec = load_checkpoint(str(out))["metadata"]["network"]
+    assert spec["anchor_from"] == [[7, 0.0]] and spec["anchor"] == 0.5
+    original = load_checkpoint(shipped)["policy"]
+    assert all(torch.equal(v, original[k]) for k, v in load_checkpoint(str(out))["policy"].items())
+    assert loaded is not None
+    with pytest.raises(SystemExit):
+        expert_main(["--rewrite", shipped, "--anchor-from", "7", "--out", str(out)])

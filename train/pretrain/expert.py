@@ -17,8 +17,9 @@ as it is::
 lets the expert read :mod:`agents.skat_endgame_features` beside the observation
 (``configs/skat_exit_dagger.yaml`` has both commands). ``--play-from-trick K`` lets the written expert play
 from trick K on although fitted from ``--from-trick``, and ``--pass-bias B`` adds B to the base's logit of
-passing in the auction (a positive B bids less). ``--rewrite CKPT --play-from-trick K --pass-bias B --out X``
-does either or both to a written expert without labels or fitting.
+passing in the auction (a positive B bids less), ``--anchor-from K:W`` weighs the base by W instead of
+``--anchor`` from trick K on. ``--rewrite CKPT --out X`` with any of these does the same to a written expert
+without labels or fitting.
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
@@ -218,9 +219,11 @@ def written_metadata(source: dict[str, Any], network: EndgameExpertNetwork, out:
     return checkpoint.make_metadata(**{**kept, "network": network.policy_spec(), **extra, "run_name": Path(out).stem})
 
 
-def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias: float | None = None) -> int:
+def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias: float | None = None,
+            anchor: float | None = None, anchor_from: list[tuple[int, float]] | None = None) -> int:
     """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, its expert playing from
-    another trick and/or its base's pass logit shifted; the weights are copied as they are."""
+    another trick, its base's pass logit shifted and/or the base's weight in the product changed; the
+    weights are copied as they are."""
     try:
         data = checkpoint.load(source, game="skat")
         network = checkpoint.load_policy_network(data, source)
@@ -231,12 +234,27 @@ def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias
             network.play_from(play_from_trick)
         if pass_bias is not None:
             network.set_pass_bias(pass_bias)
+        if anchor is not None or anchor_from is not None:
+            kept = [tuple(pair) for pair in network.spec.get("anchor_from", [])]
+            network.set_anchor(network.anchor if anchor is None else anchor,
+                               kept if anchor_from is None else anchor_from)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     meta = written_metadata(data["metadata"], network, out, rewritten_from=source)
     print(f"wrote {checkpoint.save(out, meta, network.policy_state_dict(), data['config'])}")
     return 0
+
+
+def anchor_pair(text: str) -> tuple[int, float]:
+    """``--anchor-from TRICK:WEIGHT`` read as (trick, weight)."""
+    trick, sep, weight = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return int(trick), float(weight)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected TRICK:WEIGHT such as 7:0.25, got {text!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rewrite", metavar="CKPT",
                         help="label and fit nothing: write this endgame-expert checkpoint again with "
                         "--play-from-trick and/or --pass-bias (--init not needed)")
-    parser.add_argument("--anchor", type=float, default=0.5,
+    parser.add_argument("--anchor", type=float,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
+    parser.add_argument("--anchor-from", action="append", type=anchor_pair, metavar="TRICK:WEIGHT",
+                        help="from this trick on, weigh the base by WEIGHT instead (repeatable), e.g. 7:0.25")
     parser.add_argument("--expert-init", help="continue from this endgame-expert checkpoint's expert (a DAgger "
                         "round), e.g. checkpoints/skat_exit.pt; default: a fresh expert")
     parser.add_argument("--epochs", type=int, default=7)
@@ -284,9 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out and not args.score:
         parser.error("--out is required (or --score CKPT to score checkpoints)")
     if args.rewrite:
-        if (args.play_from_trick is None and args.pass_bias is None) or not args.out:
-            parser.error("--rewrite needs --out and --play-from-trick or --pass-bias (or both)")
-        return rewrite(args.rewrite, args.out, args.play_from_trick, args.pass_bias)
+        changes = (args.play_from_trick, args.pass_bias, args.anchor, args.anchor_from)
+        if all(change is None for change in changes) or not args.out:
+            parser.error("--rewrite needs --out and one or more of --play-from-trick, --pass-bias, --anchor, "
+                         "--anchor-from")
+        return rewrite(args.rewrite, args.out, *changes)
     if not args.init:
         parser.error("--init is required (the base checkpoint, e.g. checkpoints/skat_ppo.pt)")
     overrides = list(args.overrides) + ([f"pretrain.episodes={args.episodes}"] if args.episodes else [])
@@ -315,13 +337,16 @@ def main(argv: list[str] | None = None) -> int:
                                                               args.min_deal), strict=True):
                 print(f"{path}: " + " ".join(f"{k.removeprefix('expert/')}={v:.4g}" for k, v in scores.items()))
             return 0
-        network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, args.anchor, pre.soft_temperature,
+        anchor = 0.5 if args.anchor is None else args.anchor
+        network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
                                               cfg.progress, warm_start, args.features)
         if args.play_from_trick is not None:
             network.play_from(args.play_from_trick)
         if args.pass_bias is not None:
             network.set_pass_bias(args.pass_bias)
+        if args.anchor_from:
+            network.set_anchor(anchor, args.anchor_from)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
