@@ -119,7 +119,7 @@ class EndgameExpertNetwork(nn.Module):
             if not (math.isfinite(float(weight)) and float(weight) >= 0):
                 raise ValueError(f"anchor must be >= 0 and finite, got {weight}")
         self.anchor = float(anchor)
-        self._anchors = anchors
+        self._anchors = anchors if pairs else None  # None: one weight for every trick, no per-row lookup
         self.spec["anchor"] = self.anchor
         if pairs:
             self.spec["anchor_from"] = [[t, a] for t, a in pairs]
@@ -160,8 +160,11 @@ class EndgameExpertNetwork(nn.Module):
         late = tricks >= self.from_trick
         if not late.any():
             return out
-        anchor = self._anchors[tricks]
-        weight = float(anchor[0]) if (anchor == anchor[0]).all() else torch.from_numpy(anchor)[:, None].to(out.device)
+        weight: float | torch.Tensor = self.anchor
+        if self._anchors is not None:
+            anchor = self._anchors[tricks]
+            one = (anchor == anchor[0]).all()
+            weight = float(anchor[0]) if one else torch.from_numpy(anchor)[:, None].to(out.device)
         # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
         product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
         return product if late.all() else torch.where(torch.from_numpy(late)[:, None].to(out.device), product, out)

@@ -7,8 +7,6 @@ import argparse
 import contextlib
 import signal
 import sys
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 from play.adapters import adapter, games
@@ -139,25 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         return terminal.run()
 
 
-@contextlib.contextmanager
-def ctrl_c_leaves() -> Iterator[None]:
+def ctrl_c_leaves() -> contextlib.AbstractContextManager[None]:
     """Ctrl-C raises :class:`train.interrupt.StopNow`, which the table catches as any KeyboardInterrupt (the
     session ends with its score, exit 0): a bare KeyboardInterrupt that passed through exec'd code (a search
     agent's first numba compile) would make ``python -m play`` end by SIGINT whatever it returns."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    from train.interrupt import StopNow
+    from train.interrupt import signals_stop_now
 
-    def leave(signum: int, frame: object) -> None:
-        raise StopNow("SIGINT")
-
-    previous = signal.signal(signal.SIGINT, leave)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
+    return signals_stop_now((signal.SIGINT,))
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -107,10 +107,10 @@ class StopRequest:
 
 
 @contextlib.contextmanager
-def signals_stop_now() -> Iterator[None]:
-    """Inside this block SIGINT and SIGTERM raise :class:`StopNow` (its argument: the signal's name), for
-    work that may be dropped at any point (an evaluation's games); the previous handlers come back on exit.
-    Outside the main thread it does nothing."""
+def signals_stop_now(signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Inside this block ``signals`` (SIGINT and SIGTERM) raise :class:`StopNow` (its argument: the signal's
+    name), for work that may be dropped at any point (an evaluation's games); the previous handlers come
+    back on exit. Outside the main thread it does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -118,7 +118,7 @@ def signals_stop_now() -> Iterator[None]:
     def handle(signum: int, frame: FrameType | None) -> None:
         raise StopNow(signal.Signals(signum).name)
 
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, handle) for sig in signals}
     try:
         yield
     finally:

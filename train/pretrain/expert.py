@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                         "less (default 0: the base bids as it learnt; README \"Search agents\", tenth round)")
     parser.add_argument("--rewrite", metavar="CKPT",
                         help="label and fit nothing: write this endgame-expert checkpoint again with "
-                        "--play-from-trick and/or --pass-bias (--init not needed)")
+                        "--play-from-trick, --pass-bias, --anchor and/or --anchor-from (--init not needed)")
     parser.add_argument("--anchor", type=float,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
     parser.add_argument("--anchor-from", action="append", type=anchor_pair, metavar="TRICK:WEIGHT",
