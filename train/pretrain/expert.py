@@ -159,12 +159,14 @@ def held_out_regret(network: EndgameExpertNetwork, obs: torch.Tensor, mask: torc
 def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
                        anchor: float, temperature: float, epochs: int, batch_size: int, learning_rate: float,
                        holdout: float, seed: int, progress: bool = True,
-                       warm_start: dict[str, Any] | None = None, features: bool = False
+                       warm_start: dict[str, Any] | None = None, features: bool = False,
+                       anchor_from: list[tuple[int, float]] | None = None
                        ) -> tuple[EndgameExpertNetwork, dict[str, float]]:
     """The network (``base``: a loaded checkpoint) with an expert fitted to ``data``; held-out metrics.
 
     The expert is fresh, or with ``warm_start`` (a loaded endgame-expert checkpoint over the same base, of
     ``hidden`` widths) continues from that one's expert: a DAgger round keeps what earlier labels taught.
+    ``anchor_from`` (``--anchor-from``) is set before the held-out regret, so "played" is what gets written.
     """
     torch.manual_seed(seed)
     network = EndgameExpertNetwork(base["metadata"]["obs_size"], base["metadata"]["num_actions"], hidden, "relu",
@@ -172,6 +174,8 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
                                    features=features)
     network.base.load_state_dict(base["policy"])
     network.base.eval()
+    if anchor_from:
+        network.set_anchor(anchor, anchor_from)
     if warm_start is not None:
         network.expert.load_state_dict(expert_weights(warm_start, network))
     rows = searched_rows(data, network)
@@ -340,13 +344,11 @@ def main(argv: list[str] | None = None) -> int:
         anchor = 0.5 if args.anchor is None else args.anchor
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
-                                              cfg.progress, warm_start, args.features)
+                                              cfg.progress, warm_start, args.features, args.anchor_from)
         if args.play_from_trick is not None:
             network.play_from(args.play_from_trick)
         if args.pass_bias is not None:
             network.set_pass_bias(args.pass_bias)
-        if args.anchor_from:
-            network.set_anchor(anchor, args.anchor_from)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
