@@ -145,5 +145,6 @@ def ctrl_c_leaves() -> contextlib.AbstractContextManager[None]:
 
     return signals_stop_now((signal.SIGINT,))
 
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -171,11 +171,9 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     torch.manual_seed(seed)
     network = EndgameExpertNetwork(base["metadata"]["obs_size"], base["metadata"]["num_actions"], hidden, "relu",
                                    base=base["metadata"]["network"], from_trick=from_trick, anchor=anchor,
-                                   features=features)
+                                   features=features, anchor_from=anchor_from)
     network.base.load_state_dict(base["policy"])
     network.base.eval()
-    if anchor_from:
-        network.set_anchor(anchor, anchor_from)
     if warm_start is not None:
         network.expert.load_state_dict(expert_weights(warm_start, network))
     rows = searched_rows(data, network)
