@@ -1,6 +1,7 @@
 """Every README example is exercised, cheaply: its Python blocks and each ``python ...`` command of its bash blocks.
 
-The README cannot drift from the code: this test reads the code blocks from README.md itself. Each
+The README cannot drift from the code: this test reads the code blocks from README.md itself (and from
+the docs pages that hold the README's long measurement diaries, ``DOCUMENTS``). Each
 example becomes one test case, and what cannot run here shows up as *skipped, with its reason*:
 
 * ``python`` blocks run as scripts (a block whose first line is ``# NAME.py`` is also saved under that
@@ -44,7 +45,8 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+# README.md and the pages its sections moved to: their commands are checked as the README's are
+DOCUMENTS = ("README.md", "docs/skat_expert_iteration.md")
 SKIP_MARK = re.compile(r"<!--\s*readme-test:\s*skip\b([^>]*)-->\s*$")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 LINKED = ("checkpoints", "configs", "docs", "envs", "examples")
@@ -64,7 +66,7 @@ NOT_HERE = (("make ", "make targets install the project; CI runs `make test` its
 class Block(NamedTuple):
     lang: str
     body: str
-    line: int
+    line: str  # where it is: "README line 12", "docs/skat_expert_iteration.md line 40"
     skip: str | None  # the reason of a skip marker, if any
 
 
@@ -72,22 +74,31 @@ class Case(NamedTuple):
     id: str
     kind: str  # "block", "run", "check", "skip"
     text: str
-    line: int
+    line: str  # where it is, as Block.line
     reason: str = ""
 
 
 def _blocks() -> list[Block]:
     out = []
-    for m in FENCE.finditer(README):
-        before = README[: m.start()].rstrip("\n").splitlines()
-        mark = SKIP_MARK.search(before[-1]) if before else None
-        out.append(Block(m.group(1), m.group(2), README[: m.start()].count("\n") + 1,
-                         mark.group(1).strip() if mark else None))
+    for document in DOCUMENTS:
+        text = (ROOT / document).read_text()
+        name = "README" if document == "README.md" else document
+        for m in FENCE.finditer(text):
+            before = text[: m.start()].rstrip("\n").splitlines()
+            mark = SKIP_MARK.search(before[-1]) if before else None
+            out.append(Block(m.group(1), m.group(2), f"{name} line {text[: m.start()].count(chr(10)) + 1}",
+                             mark.group(1).strip() if mark else None))
     return out
 
 
-def _command_case(text: str, comment: str, line: int) -> Case:
-    name = f"L{line}: {text[:70]}"
+def _case_id(line: str, text: str) -> str:
+    """``L12: python -m ...`` for the README (the ids stay what they were), ``docs/x.md L40: ...`` for a page."""
+    where, _, number = line.rpartition(" line ")
+    return f"{'' if where == 'README' else where + ' '}L{number}: {text}"
+
+
+def _command_case(text: str, comment: str, line: str) -> Case:
+    name = _case_id(line, text[:70])
     for needle, module, reason in NEEDS:
         if needle in text and importlib.util.find_spec(module) is None:
             return Case(name, "skip", text, line, reason)
@@ -105,7 +116,7 @@ def _cases() -> list[Case]:
     cases = []
     for block in _blocks():
         if block.lang == "python":
-            name = f"L{block.line}: python block"
+            name = _case_id(block.line, "python block")
             cases.append(Case(name, "skip", block.body, block.line, block.skip) if block.skip is not None
                          else Case(name, "block", block.body, block.line))
         elif block.lang == "bash":
@@ -231,12 +242,12 @@ def _check(program: list[str], rest: list[str], cwd: Path) -> tuple[int, str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_readme_example(case: Case, scratch: Path) -> None:
     if case.kind == "skip":
-        pytest.skip(f"README line {case.line}: {case.reason}")
+        pytest.skip(f"{case.line}: {case.reason}")
     if case.kind == "block":
-        script = scratch / (_named_file(case.text) or f"block_{case.line}.py")
+        script = scratch / (_named_file(case.text) or f"block_{re.sub(r'[^0-9A-Za-z]+', '_', case.line)}.py")
         script.write_text(case.text)
         result = _run([sys.executable, str(script)], scratch, 120)
-        assert result.returncode == 0, f"README line {case.line}:\n{case.text}\n--- stderr ---\n{result.stderr[-3000:]}"
+        assert result.returncode == 0, f"{case.line}:\n{case.text}\n--- stderr ---\n{result.stderr[-3000:]}"
         return
     args = shlex.split(case.text)
     args[0] = sys.executable
@@ -271,9 +282,9 @@ def test_every_block_is_run_or_skipped_for_a_reason() -> None:
     for block in _blocks():
         if block.skip is not None:
             assert block.skip.startswith("(") and block.skip.endswith(")") and len(block.skip) > 4, \
-                f"README line {block.line}: a skip marker needs its reason in parentheses"
+                f"{block.line}: a skip marker needs its reason in parentheses"
         elif block.lang == "python" and _ellipsis_line(block.body):
-            pytest.fail(f"README line {block.line + _ellipsis_line(block.body)}: a python block with '...' "
+            pytest.fail(f"{block.line} (+{_ellipsis_line(block.body)}): a python block with '...' "
                         "cannot run; complete it or mark it")
     assert all(c.reason for c in CASES if c.kind == "skip"), "every skipped example names its reason"
 
@@ -286,7 +297,7 @@ def test_long_commands_are_marked_and_checked() -> None:
             program, rest = _module(shlex.split(case.text))
             training = program == ["-m", "train"] and "--check" not in rest
             assert not training and "train.bench" not in program, \
-                f"README line {case.line}: {case.text!r} takes minutes: mark it [long] in its comment"
+                f"{case.line}: {case.text!r} takes minutes: mark it [long] in its comment"
 
 
 def test_train_check_writes_nothing_and_names_a_bad_key(tmp_path: Path, capsys) -> None:

@@ -6,10 +6,13 @@
     python -m train.evaluate --game skat my_agents.py:MyAgent --vs shipped            # new vs shipped
     python -m train.evaluate --league league.json --game skat checkpoints/new.pt   # place on the ladder
     python -m train.evaluate --league league.json --game skat                     # show the ladder
+    python -m train.evaluate --game skat pimc --vs rule --deals 50 --seeds 201-212 --out runs/pimc_rule
 
 AGENT is ``random``, ``rule``, a checkpoint path or a user class ``module:Class`` /
 ``path/to/file.py:Class``. Prints a table per agent and per pair and writes ``summary.csv``,
-``pairwise.csv``, ``games.csv``, ``plot.png`` and ``run.json`` to ``--out``. See docs/evaluation.md.
+``pairwise.csv``, ``games.csv``, ``plot.png`` and ``run.json`` to ``--out``; ``--seeds 201-212,301-311`` plays one
+such match per seed into ``--out``/seed-S (a rerun plays only the missing ones) and pools them. See
+docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -202,12 +205,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default runs/eval/<game>-<time>)")
     p.add_argument("--league", metavar="FILE", help="update (and print) the openskill ladder in this JSON file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--seeds", metavar="SEEDS",
+                   help="play one match of --deals per seed (e.g. 201-212,301-311) into --out/seed-S, skipping "
+                        "those already there, and pool them (mean, intervals over units and over the seeds)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.seeds:
+            from train.evaluation.seeds import run_seeds
+
+            return run_seeds(args, argv, run)
         return run(args, argv)
     except (ValueError, ImportError, OSError) as e:  # bad agent spec, checkpoint, env option, league file, --out
         return report_error(e)
