@@ -20,6 +20,11 @@ trained further (``python -m train.pretrain --init`` and PPO refuse its weights:
 
 With ``features=True`` the expert reads :mod:`agents.skat_endgame_features` (the unseen cards, master
 cards, the card holding the trick...) beside the observation; the base reads the observation alone.
+
+With ``suit_views=K`` (K > 1) a late row is played by the mean of that product over K views of the
+position with the suits relabelled as the declared game allows (:mod:`envs.skat.symmetry`: the same game,
+exactly), each mapped back to the position's actions: one network asked the same question K ways, whose
+errors differ between the views. Still a network, at up to K rows per late decision.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ class EndgameExpertNetwork(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], activation: str = "relu",
                  base: dict[str, Any] | None = None, from_trick: int = 5, anchor: float = 0.5,
                  features: bool = False, pass_bias: float = 0.0,
-                 anchor_from: list[tuple[int, float]] | None = None) -> None:
+                 anchor_from: list[tuple[int, float]] | None = None, suit_views: int = 1) -> None:
         super().__init__()
         from envs.skat.actions import PASS
         from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
@@ -84,6 +89,29 @@ class EndgameExpertNetwork(nn.Module):
         self.play_from(from_trick)
         self.set_pass_bias(pass_bias)
         self.set_anchor(anchor, anchor_from)
+        self.set_suit_views(suit_views)
+
+    def set_suit_views(self, count: int) -> None:
+        """Play each late row by the mean over ``count`` suit-relabelled views of it (1: the row alone;
+        ``python -m train.pretrain.expert --suit-views``)."""
+        from envs.skat.cards import NUM_CARDS
+        from envs.skat.observation import GAME_TYPE, HAND
+        from envs.skat.symmetry import spread, suit_views
+
+        if int(count) != count or count < 1:
+            raise ValueError(f"suit_views must be an integer >= 1, got {count}")
+        self.suit_views = int(count)
+        self._game_columns = slice(GAME_TYPE, GAME_TYPE + 6)
+        self._hand_columns = slice(HAND, HAND + NUM_CARDS)
+        # per game type: the views' observation gathers and action maps, stacked
+        self._views = [] if count == 1 else [
+            (torch.from_numpy(np.stack([v.obs_gather for v in views])),
+             torch.from_numpy(np.stack([v.action_map for v in views])))
+            for views in (spread(suit_views(g), self.suit_views) for g in range(6))]
+        if self.suit_views > 1:
+            self.spec["suit_views"] = self.suit_views
+        else:  # absent when off, as in the files written before it existed
+            self.spec.pop("suit_views", None)
 
     def play_from(self, trick: int) -> None:
         """Let the expert play from ``trick`` (1..10) on, which may be earlier than the trick its labels start
@@ -165,9 +193,37 @@ class EndgameExpertNetwork(nn.Module):
             anchor = self._anchors[tricks]
             one = (anchor == anchor[0]).all()
             weight = float(anchor[0]) if one else torch.from_numpy(anchor)[:, None].to(out.device)
-        # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
-        product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
+        if self._views:
+            product = self._viewed_product(obs, out, late, weight)
+        else:  # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
+            product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
         return product if late.all() else torch.where(torch.from_numpy(late)[:, None].to(out.device), product, out)
+
+    def _product(self, obs: torch.Tensor, weight: float | torch.Tensor) -> torch.Tensor:
+        return torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(self.base_logits(obs), 1)
+
+    def _viewed_product(self, obs: torch.Tensor, out: torch.Tensor, late: np.ndarray,
+                        weight: float | torch.Tensor) -> torch.Tensor:
+        """The product of each late row as the mean over its suit views; a row of unknown game or with one card
+        left in hand (nothing to choose: trick 10) is played as it is."""
+        games = obs[:, self._game_columns].detach().cpu().numpy()
+        known = (games.max(1) > 0.5) & (obs[:, self._hand_columns].detach().cpu().numpy().sum(1) > 1.5)
+        game = games.argmax(1)
+        if (late & ~known).any():
+            product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
+        else:  # every late row is overwritten below
+            product = out.clone()
+        for g in np.unique(game[late & known]):
+            rows = np.flatnonzero(late & known & (game == g))
+            gathers, actions = self._views[g]
+            k = gathers.shape[0]
+            viewed = obs[rows][:, None, :].expand(-1, k, -1).gather(
+                2, gathers.to(obs.device)[None].expand(len(rows), -1, -1)).reshape(len(rows) * k, -1)
+            w = weight if isinstance(weight, float) else weight[rows].repeat_interleave(k, 0)
+            values = self._product(viewed, w).reshape(len(rows), k, -1)
+            back = values.gather(2, actions.to(obs.device)[None].expand(len(rows), -1, -1))
+            product[torch.from_numpy(rows).to(obs.device)] = back.mean(1)
+        return product
 
     def policy_spec(self) -> dict[str, Any]:
         return dict(self.spec)

@@ -18,8 +18,9 @@ lets the expert read :mod:`agents.skat_endgame_features` beside the observation
 (``configs/skat_exit_dagger.yaml`` has both commands). ``--play-from-trick K`` lets the written expert play
 from trick K on although fitted from ``--from-trick``, and ``--pass-bias B`` adds B to the base's logit of
 passing in the auction (a positive B bids less), ``--anchor-from K:W`` weighs the base by W instead of
-``--anchor`` from trick K on. ``--rewrite CKPT --out X`` with any of these does the same to a written expert
-without labels or fitting.
+``--anchor`` from trick K on, ``--suit-views K`` plays each late card by the mean over K suit-relabelled views
+of the position (:mod:`envs.skat.symmetry`). ``--rewrite CKPT --out X`` with any of these does the same to a
+written expert without labels or fitting.
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
 decision) of the base, the expert alone and the product that plays. ``--score CKPT ...`` fits nothing and
@@ -222,10 +223,11 @@ def written_metadata(source: dict[str, Any], network: EndgameExpertNetwork, out:
 
 
 def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias: float | None = None,
-            anchor: float | None = None, anchor_from: list[tuple[int, float]] | None = None) -> int:
+            anchor: float | None = None, anchor_from: list[tuple[int, float]] | None = None,
+            suit_views: int | None = None) -> int:
     """``--rewrite``: the endgame-expert checkpoint ``source`` written to ``out``, its expert playing from
-    another trick, its base's pass logit shifted and/or the base's weight in the product changed; the
-    weights are copied as they are."""
+    another trick, its base's pass logit shifted, the base's weight in the product changed and/or its late
+    rows played over suit views; the weights are copied as they are."""
     try:
         data = checkpoint.load(source, game="skat")
         network = checkpoint.load_policy_network(data, source)
@@ -240,6 +242,8 @@ def rewrite(source: str, out: str, play_from_trick: int | None = None, pass_bias
             kept = [tuple(pair) for pair in network.spec.get("anchor_from", [])]
             network.set_anchor(network.anchor if anchor is None else anchor,
                                kept if anchor_from is None else anchor_from)
+        if suit_views is not None:
+            network.set_suit_views(suit_views)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -281,9 +285,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pass-bias", type=float,
                         help="add this to the base's logit of passing in the auction: a positive value bids "
                         "less (default 0: the base bids as it learnt; README \"Search agents\", tenth round)")
+    parser.add_argument("--suit-views", type=int,
+                        help="play each late card by the mean over this many views of the position with its suits "
+                        "relabelled as the game allows (envs.skat.symmetry; default 1: the position alone)")
     parser.add_argument("--rewrite", metavar="CKPT",
                         help="label and fit nothing: write this endgame-expert checkpoint again with "
-                        "--play-from-trick, --pass-bias, --anchor and/or --anchor-from (--init not needed)")
+                        "--play-from-trick, --pass-bias, --anchor, --anchor-from and/or --suit-views (--init not "
+                        "needed)")
     parser.add_argument("--anchor", type=float,
                         help="weight of the base's log-probabilities in the late card play (default 0.5)")
     parser.add_argument("--anchor-from", action="append", type=anchor_pair, metavar="TRICK:WEIGHT",
@@ -306,10 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out and not args.score:
         parser.error("--out is required (or --score CKPT to score checkpoints)")
     if args.rewrite:
-        changes = (args.play_from_trick, args.pass_bias, args.anchor, args.anchor_from)
+        changes = (args.play_from_trick, args.pass_bias, args.anchor, args.anchor_from, args.suit_views)
         if all(change is None for change in changes) or not args.out:
             parser.error("--rewrite needs --out and one or more of --play-from-trick, --pass-bias, --anchor, "
-                         "--anchor-from")
+                         "--anchor-from, --suit-views")
         return rewrite(args.rewrite, args.out, *changes)
     if not args.init:
         parser.error("--init is required (the base checkpoint, e.g. checkpoints/skat_ppo.pt)")
@@ -347,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
             network.play_from(args.play_from_trick)
         if args.pass_bias is not None:
             network.set_pass_bias(args.pass_bias)
+        if args.suit_views is not None:
+            network.set_suit_views(args.suit_views)
     except (ConfigError, CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,85 @@
+"""An endgame expert played over suit views (``suit_views``): the mean over the game's suit relabellings."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.checkpoint import load as load_checkpoint
+from agents.endgame_expert import EndgameExpertNetwork
+from envs.skat.observation import HAND, OBSERVATION_SIZE, observe
+from envs.skat.rules import PLAY
+from envs.skat.rules.game import SkatGame
+from envs.skat.symmetry import suit_views
+from tests.test_skat_symmetry import random_action
+from train.pretrain.expert import main as expert_main
+
+SHIPPED = "checkpoints/skat_exit_dagger.pt"
+
+
+def _network(views: int) -> EndgameExpertNetwork:
+    base = load_checkpoint("checkpoints/skat_ppo.pt")
+    torch.manual_seed(0)
+    meta = base["metadata"]
+    net = EndgameExpertNetwork(OBSERVATION_SIZE, meta["num_actions"], [32], base=meta["network"], features=True,
+                               suit_views=views, from_trick=1)  # every card play: null games end early
+    net.base.load_state_dict(base["policy"])
+    for p in net.expert.parameters():  # a visible expert: out_std=0.01 would leave it nearly uniform
+        torch.nn.init.normal_(p, std=0.3)
+    return net.eval()
+
+
+def _late_rows(deals: int = 30) -> tuple[torch.Tensor, list[int]]:
+    """Observations of the card play in deals played at random, with their game types."""
+    rng, rows, games = random.Random(1), [], []
+    for seed in range(deals):
+        state = SkatGame().new_initial_state(seed)
+        while not state.is_terminal():
+            obs = observe(state, state.current_player)
+            if state.phase == PLAY and obs[HAND:HAND + 32].sum() > 1:  # one card left: played as it is
+                rows.append(obs)
+                games.append(state.game_type)
+            state.apply_action(random_action(state, rng))
+    return torch.from_numpy(np.stack(rows)), games
+
+
+def test_every_view_of_a_position_gets_the_same_policy():
+    """Over all of a game's views the mean is invariant: the policy of a relabelled position is the
+    relabelled policy, for every suit game, grand and null."""
+    net = _network(24)
+    obs, games = _late_rows()
+    assert {("suit", "suit", "suit", "suit", "grand", "null")[g] for g in games} == {"suit", "grand", "null"}
+    with torch.no_grad():
+        played = net.policy_logits(obs)
+        for i in range(0, len(obs), 23):
+            for view in suit_views(games[i]):
+                seen = net.policy_logits(obs[i:i + 1, view.obs_gather])[0]
+                torch.testing.assert_close(seen[view.action_map], played[i], rtol=1e-4, atol=1e-4)
+        # one row at a time (as an agent plays) gives the batch's numbers
+        torch.testing.assert_close(net.policy_logits(obs[3:4])[0], played[3], rtol=1e-4, atol=1e-4)
+
+
+def test_one_view_is_the_plain_product_and_bad_counts_are_refused():
+    net = _network(1)
+    obs, _ = _late_rows(6)
+    with torch.no_grad():
+        expected = torch.log_softmax(net.expert_logits(obs), 1) + 0.5 * torch.log_softmax(net.base_logits(obs), 1)
+        torch.testing.assert_close(net.policy_logits(obs), expected)
+    assert "suit_views" not in net.policy_spec()
+    net.set_suit_views(3)
+    assert net.policy_spec()["suit_views"] == 3
+    for bad in (0, 2.5):
+        with pytest.raises(ValueError, match="suit_views"):
+            net.set_suit_views(bad)
+
+
+def test_a_rewrite_with_suit_views_loads_and_plays(tmp_path):
+    out = tmp_path / "views.pt"
+    assert expert_main(["--rewrite", SHIPPED, "--suit-views", "6", "--out", str(out)]) == 0
+    assert load_checkpoint(str(out))["metadata"]["network"]["suit_views"] == 6
+    agent = agents.load(str(out), game="skat")
+    assert agent is not None
