@@ -52,7 +52,8 @@ class EndgameExpertNetwork(nn.Module):
                  anchor_from: list[tuple[int, float]] | None = None, suit_views: int = 1) -> None:
         super().__init__()
         from envs.skat.actions import PASS
-        from envs.skat.observation import OBSERVATION_SIZE, PHASE, TRICK_COUNT
+        from envs.skat.cards import NUM_CARDS
+        from envs.skat.observation import GAME_TYPE, HAND, OBSERVATION_SIZE, PHASE, TRICK_COUNT
         from envs.skat.rules import PLAY
 
         if obs_size != OBSERVATION_SIZE:
@@ -86,6 +87,8 @@ class EndgameExpertNetwork(nn.Module):
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
         self._pass_action = PASS
+        self._game_columns = slice(GAME_TYPE, GAME_TYPE + 6)  # suit_views: the views of the declared game
+        self._hand_columns = slice(HAND, HAND + NUM_CARDS)
         self.play_from(from_trick)
         self.set_pass_bias(pass_bias)
         self.set_anchor(anchor, anchor_from)
@@ -94,15 +97,11 @@ class EndgameExpertNetwork(nn.Module):
     def set_suit_views(self, count: int) -> None:
         """Play each late row by the mean over ``count`` suit-relabelled views of it (1: the row alone;
         ``python -m train.pretrain.expert --suit-views``)."""
-        from envs.skat.cards import NUM_CARDS
-        from envs.skat.observation import GAME_TYPE, HAND
         from envs.skat.symmetry import spread, suit_views
 
         if int(count) != count or count < 1:
             raise ValueError(f"suit_views must be an integer >= 1, got {count}")
         self.suit_views = int(count)
-        self._game_columns = slice(GAME_TYPE, GAME_TYPE + 6)
-        self._hand_columns = slice(HAND, HAND + NUM_CARDS)
         # per game type: the views' observation gathers and action maps, stacked
         self._views = [] if count == 1 else [
             (torch.from_numpy(np.stack([v.obs_gather for v in views])),
@@ -196,25 +195,26 @@ class EndgameExpertNetwork(nn.Module):
         if self._views:
             product = self._viewed_product(obs, out, late, weight)
         else:  # the expert on every row and a select: at a playing batch of one row, cheaper than indexing
-            product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
+            product = self._product(obs, weight, out)
         return product if late.all() else torch.where(torch.from_numpy(late)[:, None].to(out.device), product, out)
 
-    def _product(self, obs: torch.Tensor, weight: float | torch.Tensor) -> torch.Tensor:
-        return torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(self.base_logits(obs), 1)
+    def _product(self, obs: torch.Tensor, weight: float | torch.Tensor,
+                 base_logits: torch.Tensor | None = None) -> torch.Tensor:
+        """``log p_expert + weight * log p_base`` (the base's logits computed here unless given)."""
+        base = self.base_logits(obs) if base_logits is None else base_logits
+        return torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(base, 1)
 
     def _viewed_product(self, obs: torch.Tensor, out: torch.Tensor, late: np.ndarray,
                         weight: float | torch.Tensor) -> torch.Tensor:
         """The product of each late row as the mean over its suit views; a row of unknown game or with one card
         left in hand (nothing to choose: trick 10) is played as it is."""
         games = obs[:, self._game_columns].detach().cpu().numpy()
-        known = (games.max(1) > 0.5) & (obs[:, self._hand_columns].detach().cpu().numpy().sum(1) > 1.5)
+        choice = (games.max(1) > 0.5) & (obs[:, self._hand_columns].detach().cpu().numpy().sum(1) > 1.5)
         game = games.argmax(1)
-        if (late & ~known).any():
-            product = torch.log_softmax(self.expert_logits(obs), 1) + weight * torch.log_softmax(out, 1)
-        else:  # every late row is overwritten below
-            product = out.clone()
-        for g in np.unique(game[late & known]):
-            rows = np.flatnonzero(late & known & (game == g))
+        # every late row with a choice is overwritten below
+        product = self._product(obs, weight, out) if (late & ~choice).any() else out.clone()
+        for g in np.unique(game[late & choice]):
+            rows = np.flatnonzero(late & choice & (game == g))
             gathers, actions = self._views[g]
             k = gathers.shape[0]
             viewed = obs[rows][:, None, :].expand(-1, k, -1).gather(

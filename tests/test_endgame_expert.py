@@ -18,12 +18,12 @@ SHIPPED = "checkpoints/skat_ppo.pt"
 TEACHER = "pimc:base=checkpoints/skat_ppo.pt,from_trick=8,worlds=4"
 
 
-def _network(anchor: float = 0.5, from_trick: int = 5) -> EndgameExpertNetwork:
+def _network(anchor: float = 0.5, from_trick: int = 5, **options) -> EndgameExpertNetwork:
     base = load_checkpoint(SHIPPED)
     torch.manual_seed(0)
     meta = base["metadata"]
     net = EndgameExpertNetwork(OBSERVATION_SIZE, meta["num_actions"], [32], base=meta["network"], from_trick=from_trick,
-                               anchor=anchor)
+                               anchor=anchor, **options)
     net.base.load_state_dict(base["policy"])
     for p in net.expert.parameters():  # a visible expert: out_std=0.01 would leave it nearly uniform
         torch.nn.init.normal_(p, std=0.3)

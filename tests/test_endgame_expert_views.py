@@ -11,10 +11,11 @@ import torch
 import agents
 from agents.checkpoint import load as load_checkpoint
 from agents.endgame_expert import EndgameExpertNetwork
-from envs.skat.observation import HAND, OBSERVATION_SIZE, observe
+from envs.skat.observation import HAND, observe
 from envs.skat.rules import PLAY
 from envs.skat.rules.game import SkatGame
 from envs.skat.symmetry import suit_views
+from tests.test_endgame_expert import _network as expert_network
 from tests.test_skat_symmetry import random_action
 from train.pretrain.expert import main as expert_main
 
@@ -22,15 +23,8 @@ SHIPPED = "checkpoints/skat_exit_dagger.pt"
 
 
 def _network(views: int) -> EndgameExpertNetwork:
-    base = load_checkpoint("checkpoints/skat_ppo.pt")
-    torch.manual_seed(0)
-    meta = base["metadata"]
-    net = EndgameExpertNetwork(OBSERVATION_SIZE, meta["num_actions"], [32], base=meta["network"], features=True,
-                               suit_views=views, from_trick=1)  # every card play: null games end early
-    net.base.load_state_dict(base["policy"])
-    for p in net.expert.parameters():  # a visible expert: out_std=0.01 would leave it nearly uniform
-        torch.nn.init.normal_(p, std=0.3)
-    return net.eval()
+    # every card play is late: null games end early
+    return expert_network(from_trick=1, features=True, suit_views=views)
 
 
 def _late_rows(deals: int = 30) -> tuple[torch.Tensor, list[int]]:
