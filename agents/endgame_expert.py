@@ -160,6 +160,11 @@ class EndgameExpertNetwork(nn.Module):
         trick = np.round(columns[:, 1] * np.float32(10)).astype(np.int64) + 1
         return np.where(columns[:, 0] > 0.5, trick, 0)
 
+    def game_types(self, obs: torch.Tensor) -> np.ndarray:
+        """The declared game type (0..5: the four suits, grand, null) of each row, -1 before a game is known."""
+        games = obs[:, self._game_columns].detach().cpu().numpy()
+        return np.where(games.max(1) > 0.5, games.argmax(1), -1)
+
     def late(self, obs: torch.Tensor) -> np.ndarray:
         """Rows that are card play at trick ``from_trick`` or later (what the expert decides), a numpy mask."""
         return self.card_trick(obs) >= self.from_trick
@@ -208,9 +213,8 @@ class EndgameExpertNetwork(nn.Module):
                         weight: float | torch.Tensor) -> torch.Tensor:
         """The product of each late row as the mean over its suit views; a row of unknown game or with one card
         left in hand (nothing to choose: trick 10) is played as it is."""
-        games = obs[:, self._game_columns].detach().cpu().numpy()
-        choice = (games.max(1) > 0.5) & (obs[:, self._hand_columns].detach().cpu().numpy().sum(1) > 1.5)
-        game = games.argmax(1)
+        game = self.game_types(obs)
+        choice = (game >= 0) & (obs[:, self._hand_columns].detach().cpu().numpy().sum(1) > 1.5)
         # every late row with a choice is overwritten below
         product = self._product(obs, weight, out) if (late & ~choice).any() else out.clone()
         for g in np.unique(game[late & choice]):

@@ -138,6 +138,10 @@ def test_the_command_fits_an_expert_that_loads_and_plays(tmp_path, capsys):
         assert expert_main([*common, "pretrain.soft_temperature=2", "--expert-init", wrong,
                             "--out", str(tmp_path / "y.pt"), *flags]) == 2
         assert reason in capsys.readouterr().err
+    # --suit-augment: the same labels, each seen in random suit views; the file says it was fitted so
+    augmented = tmp_path / "augmented.pt"
+    assert expert_main([*common, "pretrain.soft_temperature=2", "--suit-augment", "--out", str(augmented)]) == 0
+    assert load_checkpoint(augmented)["metadata"]["suit_augment"] is True and meta["suit_augment"] is False
     # --play-from-trick: fitted from trick 8, playing from trick 3; --rewrite does the same to a written file
     early = tmp_path / "early.pt"
     assert expert_main([*common, "pretrain.soft_temperature=2", "--play-from-trick", "3", "--out", str(early)]) == 0

@@ -11,12 +11,14 @@ import torch
 import agents
 from agents.checkpoint import load as load_checkpoint
 from agents.endgame_expert import EndgameExpertNetwork
+from envs.skat import actions
 from envs.skat.observation import HAND, observe
 from envs.skat.rules import PLAY
 from envs.skat.rules.game import SkatGame
 from envs.skat.symmetry import suit_views
 from tests.test_endgame_expert import _network as expert_network
 from tests.test_skat_symmetry import random_action
+from train.pretrain.expert import fit_endgame_expert, random_views
 from train.pretrain.expert import main as expert_main
 
 SHIPPED = "checkpoints/skat_exit_dagger.pt"
@@ -77,3 +79,49 @@ def test_a_rewrite_with_suit_views_loads_and_plays(tmp_path):
     assert load_checkpoint(str(out))["metadata"]["network"]["suit_views"] == 6
     agent = agents.load(str(out), game="skat")
     assert agent is not None
+
+
+def test_random_views_relabel_each_row_within_its_game_and_keep_unknown_rows():
+    obs, games = _late_rows(12)
+    games = np.array(games)
+    games[:3] = -1  # before the game is known: the row as it is
+    rng = np.random.default_rng(0)
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(5):
+        viewed, maps = random_views(obs, games, rng)
+        for i, g in enumerate(games):
+            if g < 0:
+                assert torch.equal(viewed[i], obs[i]) and torch.equal(maps[i], torch.arange(maps.shape[1]))
+                continue
+            view = next(v for v in suit_views(int(g)) if np.array_equal(v.action_map, maps[i].numpy()))
+            assert torch.equal(viewed[i], obs[i, view.obs_gather])
+            seen.add(view.perm)
+    assert len(seen) > 6  # more than the identity, beyond one game's six suit-game views
+
+
+def test_an_augmented_fit_learns_the_relabelled_positions_too():
+    """Fitted on a few positions only, each seen in random suit views, the expert picks the teacher's best
+    card in every view of them, mapped; the plain fit sees only the positions as they are."""
+    obs, games = _late_rows(3)
+    keep = np.flatnonzero(np.array(games) < 4)[:8]  # suit games: six views each
+    obs = obs[keep]
+    mask = np.zeros((len(obs), actions.NUM_ACTIONS), dtype=np.float32)
+    for i, row in enumerate(obs.numpy()):
+        mask[i, actions.PLAY + np.flatnonzero(row[HAND:HAND + 32])] = 1
+    rng = np.random.default_rng(3)
+    values = np.where(mask > 0, rng.integers(0, 60, mask.shape), np.nan).astype(np.float32)
+    repeat = 64
+    data = {"obs": np.repeat(obs.numpy(), repeat, 0), "mask": np.repeat(mask, repeat, 0),
+            "action": np.repeat(np.nanargmax(values, 1), repeat, 0), "values": np.repeat(values, repeat, 0),
+            "deal": np.repeat(np.arange(len(obs)), repeat)}
+    base = load_checkpoint(SHIPPED)
+    network, metrics = fit_endgame_expert(base, data, [64], 1, 0.5, 0.5, 12, 32, 3e-3, 0.0, seed=1,
+                                          progress=False, features=True, suit_augment=True)
+    assert metrics["expert/train_decisions"] == len(data["obs"])
+    best = np.nanargmax(values, 1)
+    with torch.no_grad():
+        for i, g in enumerate(np.array(games)[keep]):
+            for view in suit_views(int(g)):
+                choice = network.expert_logits(obs[i:i + 1, view.obs_gather])[0]
+                choice = torch.where(torch.from_numpy(mask[i][np.argsort(view.action_map)]) > 0, choice, -1e9)
+                assert int(choice.argmax()) == view.action_map[best[i]]

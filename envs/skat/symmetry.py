@@ -77,6 +77,18 @@ def suit_views(game_type: int) -> tuple[SuitView, ...]:
     return tuple(views)
 
 
+@cache
+def stacked_views() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every view of every game type in one table, for drawing a random view per row of a batch: the
+    observation gathers (V, OBSERVATION_SIZE), the action maps (V, NUM_ACTIONS), and per game type 0..5
+    its first row and its number of views."""
+    views = [suit_views(g) for g in range(NULL + 1)]
+    counts = np.array([len(v) for v in views], dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    every = [view for game in views for view in game]
+    return (np.stack([v.obs_gather for v in every]), np.stack([v.action_map for v in every]), first, counts)
+
+
 def spread(views: tuple[SuitView, ...], count: int) -> tuple[SuitView, ...]:
     """``count`` of ``views``: the identity and others spread evenly over the list (all of them when there are
     no more)."""

@@ -19,7 +19,8 @@ lets the expert read :mod:`agents.skat_endgame_features` beside the observation
 from trick K on although fitted from ``--from-trick``, and ``--pass-bias B`` adds B to the base's logit of
 passing in the auction (a positive B bids less), ``--anchor-from K:W`` weighs the base by W instead of
 ``--anchor`` from trick K on, ``--suit-views K`` plays each late card by the mean over K suit-relabelled views
-of the position (:mod:`envs.skat.symmetry`). ``--rewrite CKPT --out X`` with any of these does the same to a
+of the position (:mod:`envs.skat.symmetry`), and ``--suit-augment`` fits on every searched decision in a random
+suit view at each step instead. ``--rewrite CKPT --out X`` with any of the playing options does the same to a
 written expert without labels or fitting.
 
 It prints the held-out regret (the search's best value minus the chosen card's, points per searched
@@ -45,6 +46,7 @@ from agents import checkpoint
 from agents.checkpoint import CheckpointError
 from agents.endgame_expert import EndgameExpertNetwork
 from agents.networks import masked_log_probs
+from envs.skat.symmetry import stacked_views
 from train.config import ConfigError, load_config
 from train.interrupt import StopNow, signals_stop_now
 from train.pretrain import report_stop, teacher_data
@@ -157,17 +159,32 @@ def held_out_regret(network: EndgameExpertNetwork, obs: torch.Tensor, mask: torc
                 "expert/test_decisions": float(len(obs))}
 
 
+def random_views(obs: torch.Tensor, games: np.ndarray, rng: np.random.Generator
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row in a suit view of its game drawn at random (:mod:`envs.skat.symmetry`; ``games``: the game type
+    of each row, -1 keeps the row as it is), and the action maps that read the view's logits back in the row's
+    own actions: ``logits(viewed).gather(1, maps)``."""
+    gathers, maps, first, counts = stacked_views()
+    known = games >= 0
+    pick = np.zeros(len(games), dtype=np.int64)  # view 0: the identity
+    g = games[known]
+    pick[known] = first[g] + (rng.random(len(g)) * counts[g]).astype(np.int64)
+    return obs.gather(1, torch.from_numpy(gathers[pick])), torch.from_numpy(maps[pick])
+
+
 def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden: list[int], from_trick: int,
                        anchor: float, temperature: float, epochs: int, batch_size: int, learning_rate: float,
                        holdout: float, seed: int, progress: bool = True,
                        warm_start: dict[str, Any] | None = None, features: bool = False,
-                       anchor_from: list[tuple[int, float]] | None = None
+                       anchor_from: list[tuple[int, float]] | None = None, suit_augment: bool = False
                        ) -> tuple[EndgameExpertNetwork, dict[str, float]]:
     """The network (``base``: a loaded checkpoint) with an expert fitted to ``data``; held-out metrics.
 
     The expert is fresh, or with ``warm_start`` (a loaded endgame-expert checkpoint over the same base, of
     ``hidden`` widths) continues from that one's expert: a DAgger round keeps what earlier labels taught.
     ``anchor_from`` (``--anchor-from``) is set before the held-out regret, so "played" is what gets written.
+    With ``suit_augment`` every training row is seen, at each step, in a random suit view of its game (the
+    same position under relabelled suits, :func:`random_views`); the held-out rows are scored as they are.
     """
     torch.manual_seed(seed)
     network = EndgameExpertNetwork(base["metadata"]["obs_size"], base["metadata"]["num_actions"], hidden, "relu",
@@ -189,6 +206,7 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
     if warm_start is not None and len(test):
         with torch.no_grad():
             metrics["expert/regret_warm_start"] = regret(network.expert_logits(obs[test]), mask[test], values[test])
+    games = network.game_types(obs) if suit_augment else None
     params = list(network.expert.parameters())
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     steps = epochs * math.ceil(len(train) / batch_size)
@@ -199,7 +217,12 @@ def fit_endgame_expert(base: dict[str, Any], data: dict[str, np.ndarray], hidden
         perm = torch.from_numpy(train[rng.permutation(len(train))])
         for start in range(0, len(perm), batch_size):
             idx = perm[start : start + batch_size]
-            log_probs = masked_log_probs(network.expert_logits(obs[idx]), mask[idx])
+            if suit_augment:
+                viewed, maps = random_views(obs[idx], games[idx.numpy()], rng)
+                logits = network.expert_logits(viewed).gather(1, maps)
+            else:
+                logits = network.expert_logits(obs[idx])
+            log_probs = masked_log_probs(logits, mask[idx])
             loss = soft_cross_entropy(log_probs, target[idx]).mean()
             optimizer.zero_grad()
             loss.backward()
@@ -288,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suit-views", type=int,
                         help="play each late card by the mean over this many views of the position with its suits "
                         "relabelled as the game allows (envs.skat.symmetry; default 1: the position alone)")
+    parser.add_argument("--suit-augment", action="store_true",
+                        help="fit on each searched decision in a random suit view of its game at every step (up to "
+                        "6x or 24x the positions from the same labels; envs.skat.symmetry)")
     parser.add_argument("--rewrite", metavar="CKPT",
                         help="label and fit nothing: write this endgame-expert checkpoint again with "
                         "--play-from-trick, --pass-bias, --anchor, --anchor-from and/or --suit-views (--init not "
@@ -350,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         anchor = 0.5 if args.anchor is None else args.anchor
         network, metrics = fit_endgame_expert(base, data, hidden, args.from_trick, anchor, pre.soft_temperature,
                                               args.epochs, pre.batch_size, args.learning_rate, pre.holdout, cfg.seed,
-                                              cfg.progress, warm_start, args.features, args.anchor_from)
+                                              cfg.progress, warm_start, args.features, args.anchor_from,
+                                              args.suit_augment)
         if args.play_from_trick is not None:
             network.play_from(args.play_from_trick)
         if args.pass_bias is not None:
@@ -363,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     except StopNow as stop:
         return report_stop(stop, pre.cache)
     meta = written_metadata(base["metadata"], network, args.out, expert=metrics, greedy=True, base=args.init,
-                            expert_init=args.expert_init or "")
+                            expert_init=args.expert_init or "", suit_augment=args.suit_augment)
     path = checkpoint.save(args.out, meta, network.policy_state_dict(), cfg.to_dict())
     print(" ".join(f"{k}={v:.4g}" for k, v in metrics.items()))
     print(f"wrote {path}")
