@@ -52,7 +52,7 @@ class EndgameExpertNetwork(nn.Module):
                  anchor_from: list[tuple[int, float]] | None = None, suit_views: int = 1) -> None:
         super().__init__()
         from envs.skat.actions import PASS
-        from envs.skat.cards import NUM_CARDS
+        from envs.skat.cards import GAME_NAMES, NUM_CARDS
         from envs.skat.observation import GAME_TYPE, HAND, OBSERVATION_SIZE, PHASE, TRICK_COUNT
         from envs.skat.rules import PLAY
 
@@ -87,7 +87,7 @@ class EndgameExpertNetwork(nn.Module):
         self._play_column = PHASE + PLAY  # the phase one-hot follows PHASE_NAMES, indexed by phase
         self._tricks_column = TRICK_COUNT
         self._pass_action = PASS
-        self._game_columns = slice(GAME_TYPE, GAME_TYPE + 6)  # suit_views: the views of the declared game
+        self._game_columns = slice(GAME_TYPE, GAME_TYPE + len(GAME_NAMES))  # suit_views: the views of the declared game
         self._hand_columns = slice(HAND, HAND + NUM_CARDS)
         self.play_from(from_trick)
         self.set_pass_bias(pass_bias)
@@ -97,16 +97,16 @@ class EndgameExpertNetwork(nn.Module):
     def set_suit_views(self, count: int) -> None:
         """Play each late row by the mean over ``count`` suit-relabelled views of it (1: the row alone;
         ``python -m train.pretrain.expert --suit-views``)."""
-        from envs.skat.symmetry import spread, suit_views
+        from envs.skat.cards import GAME_NAMES
+        from envs.skat.symmetry import spread, stack, suit_views
 
         if int(count) != count or count < 1:
             raise ValueError(f"suit_views must be an integer >= 1, got {count}")
         self.suit_views = int(count)
         # per game type: the views' observation gathers and action maps, stacked
         self._views = [] if count == 1 else [
-            (torch.from_numpy(np.stack([v.obs_gather for v in views])),
-             torch.from_numpy(np.stack([v.action_map for v in views])))
-            for views in (spread(suit_views(g), self.suit_views) for g in range(6))]
+            tuple(torch.from_numpy(a) for a in stack(spread(suit_views(g), self.suit_views)))
+            for g in range(len(GAME_NAMES))]
         if self.suit_views > 1:
             self.spec["suit_views"] = self.suit_views
         else:  # absent when off, as in the files written before it existed

@@ -77,16 +77,20 @@ def suit_views(game_type: int) -> tuple[SuitView, ...]:
     return tuple(views)
 
 
+def stack(views: tuple[SuitView, ...] | list[SuitView]) -> tuple[np.ndarray, np.ndarray]:
+    """The views' observation gathers (V, OBSERVATION_SIZE) and action maps (V, NUM_ACTIONS) as two arrays."""
+    return np.stack([v.obs_gather for v in views]), np.stack([v.action_map for v in views])
+
+
 @cache
 def stacked_views() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every view of every game type in one table, for drawing a random view per row of a batch: the
-    observation gathers (V, OBSERVATION_SIZE), the action maps (V, NUM_ACTIONS), and per game type 0..5
-    its first row and its number of views."""
+    observation gathers and action maps (:func:`stack`), and per game type 0..5 its first row and its
+    number of views."""
     views = [suit_views(g) for g in range(NULL + 1)]
     counts = np.array([len(v) for v in views], dtype=np.int64)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    every = [view for game in views for view in game]
-    return (np.stack([v.obs_gather for v in every]), np.stack([v.action_map for v in every]), first, counts)
+    return (*stack([view for game in views for view in game]), first, counts)
 
 
 def spread(views: tuple[SuitView, ...], count: int) -> tuple[SuitView, ...]:
